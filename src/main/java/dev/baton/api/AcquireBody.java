@@ -1,0 +1,7 @@
+package dev.baton.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** Body of POST /v1/locks/{lcid}/acquire. */
+public record AcquireBody(String requestId, JsonNode payload, Long leaseMs) {
+}

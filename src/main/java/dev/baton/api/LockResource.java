@@ -1,0 +1,86 @@
+package dev.baton.api;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.resteasy.reactive.RestPath;
+
+import dev.baton.lock.LockCoordinator;
+import dev.baton.lock.LockView;
+import dev.baton.lock.Outcome;
+import dev.baton.lock.RequestRules;
+import dev.baton.lock.RequestView;
+import io.smallrye.mutiny.Uni;
+
+/** Protocol v1 over HTTP: validates input, runs one coordinator operation, answers its outcome. */
+@Path("/v1/locks/{lcid}")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class LockResource {
+
+    private final LockCoordinator coordinator;
+    private final RequestRules rules;
+
+    public LockResource(LockCoordinator coordinator, RequestRules rules) {
+        this.coordinator = coordinator;
+        this.rules = rules;
+    }
+
+    @POST
+    @Path("acquire")
+    public Uni<Response> acquire(@RestPath String lcid, AcquireBody body) {
+        String id = rules.lcid(lcid);
+        rules.body(body);
+        return answer(coordinator.acquire(id, rules.requestId(body.requestId()),
+                rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs())));
+    }
+
+    @POST
+    @Path("heartbeat")
+    public Uni<Response> heartbeat(@RestPath String lcid, HeartbeatBody body) {
+        String id = rules.lcid(lcid);
+        rules.body(body);
+        return answer(coordinator.heartbeat(id, rules.token(body.token()), rules.optionalLeaseMs(body.leaseMs())));
+    }
+
+    @POST
+    @Path("complete")
+    public Uni<Response> complete(@RestPath String lcid, CompleteBody body) {
+        String id = rules.lcid(lcid);
+        rules.body(body);
+        return answer(coordinator.complete(id, rules.token(body.token()), rules.requestId(body.requestId()),
+                rules.json("result", body.result())));
+    }
+
+    @POST
+    @Path("abort")
+    public Uni<Response> abort(@RestPath String lcid, AbortBody body) {
+        String id = rules.lcid(lcid);
+        rules.body(body);
+        String token = body.token() == null ? null : rules.token(body.token());
+        return answer(coordinator.abort(id, rules.requestId(body.requestId()), token,
+                Boolean.TRUE.equals(body.requeue()), rules.reason(body.reason())));
+    }
+
+    @GET
+    @Consumes(MediaType.WILDCARD)
+    public Uni<LockView> lock(@RestPath String lcid) {
+        return coordinator.viewLock(rules.lcid(lcid));
+    }
+
+    @GET
+    @Path("requests/{requestId}")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId) {
+        return coordinator.viewRequest(rules.lcid(lcid), rules.requestId(requestId));
+    }
+
+    private static Uni<Response> answer(Uni<Outcome> outcome) {
+        return outcome.map(o -> Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON).build());
+    }
+}

@@ -1,0 +1,129 @@
+package dev.baton.api;
+
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+
+import dev.baton.lock.BatonConfig;
+import dev.baton.lock.LockProblem;
+import dev.baton.lock.ProblemCode;
+import dev.baton.redis.BackendUnavailableException;
+
+/**
+ * Every error leaves as {@code application/problem+json} with a stable {@code code}; no stack
+ * trace or internal message ever reaches a body.
+ */
+public class ProblemMappers {
+
+    public static final String PROBLEM_JSON = "application/problem+json";
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+
+    private final BatonConfig config;
+
+    public ProblemMappers(BatonConfig config) {
+        this.config = config;
+    }
+
+    @ServerExceptionMapper
+    public Response lockProblem(LockProblem problem, UriInfo uri) {
+        Response.ResponseBuilder response = build(problem.code(), problem.getMessage(), uri, problem.field(),
+                problem.state(), problem.attempt(), problem.resultJson());
+        if (problem.code() == ProblemCode.QUEUE_FULL) {
+            response.header("Retry-After", config.queue().retryAfterSeconds());
+        }
+        return response.build();
+    }
+
+    @ServerExceptionMapper
+    public Response backendUnavailable(BackendUnavailableException e, UriInfo uri) {
+        LOG.warnf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
+        return build(ProblemCode.BACKEND_UNAVAILABLE, "the lock store is unavailable, retry later", uri,
+                null, null, null, null)
+                .header("Retry-After", config.backend().retryAfterSeconds())
+                .build();
+    }
+
+    /** Wins over the built-in mapper of the same type, which answers in its own format. */
+    @ServerExceptionMapper
+    public Response wrongType(MismatchedInputException e, UriInfo uri) {
+        return malformedJson(e, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response malformedJson(JsonProcessingException e, UriInfo uri) {
+        String field = "body";
+        String detail = "the body is not valid JSON";
+        if (e instanceof JsonMappingException mapping) {
+            field = fieldPath(mapping);
+            detail = "body".equals(field) ? "the body must be a JSON object with the documented fields"
+                    : field + " has the wrong type or form";
+        }
+        return build(ProblemCode.INVALID_REQUEST, detail, uri, field, null, null, null).build();
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e, UriInfo uri) {
+        if (e.getCause() instanceof JsonProcessingException json) {
+            return malformedJson(json, uri);
+        }
+        int status = e.getResponse().getStatus();
+        ProblemCode code = switch (status) {
+            case 404 -> ProblemCode.NOT_FOUND;
+            case 405 -> ProblemCode.METHOD_NOT_ALLOWED;
+            case 406 -> ProblemCode.NOT_ACCEPTABLE;
+            case 413 -> ProblemCode.PAYLOAD_TOO_LARGE;
+            case 415 -> ProblemCode.UNSUPPORTED_MEDIA_TYPE;
+            default -> status >= 500 ? ProblemCode.INTERNAL_ERROR : ProblemCode.INVALID_REQUEST;
+        };
+        String detail = switch (code) {
+            case NOT_FOUND -> "no such resource";
+            case METHOD_NOT_ALLOWED -> "method not allowed on this resource";
+            case NOT_ACCEPTABLE -> "only application/json and application/problem+json are produced";
+            case UNSUPPORTED_MEDIA_TYPE -> "send the body as application/json";
+            case PAYLOAD_TOO_LARGE -> "the request body is too large";
+            case INTERNAL_ERROR -> "internal error";
+            default -> "the request could not be read";
+        };
+        Response.ResponseBuilder response = build(code, detail, uri, null, null, null, null);
+        if (code == ProblemCode.METHOD_NOT_ALLOWED && e.getResponse().getHeaderString("Allow") != null) {
+            response.header("Allow", e.getResponse().getHeaderString("Allow"));
+        }
+        return response.build();
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Throwable e, UriInfo uri) {
+        LOG.errorf(e, "unexpected failure on %s", uri.getPath());
+        return build(ProblemCode.INTERNAL_ERROR, "internal error", uri, null, null, null, null).build();
+    }
+
+    private static String fieldPath(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                if (path.length() > 0) {
+                    path.append('.');
+                }
+                path.append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return path.length() == 0 ? "body" : path.toString();
+    }
+
+    static Response.ResponseBuilder build(ProblemCode code, String detail, UriInfo uri, String field, String state,
+            Integer attempt, String resultJson) {
+        ProblemBody body = new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'),
+                code.title(), code.status(), detail, uri == null ? null : uri.getPath(), code.name(), field, state,
+                attempt, resultJson);
+        return Response.status(code.status()).type(PROBLEM_JSON).entity(body);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.baton.lock;
+
+import java.time.Duration;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * Every protocol limit, under the {@code baton.} prefix. Each key can be overridden by its
+ * environment variable, e.g. {@code baton.lease.default-ms} by {@code BATON_LEASE_DEFAULT_MS}.
+ */
+@ConfigMapping(prefix = "baton")
+public interface BatonConfig {
+
+    Lease lease();
+
+    Queue queue();
+
+    Payload payload();
+
+    /** A request is DEAD after this many attempts were handed out and none completed. */
+    @WithDefault("5")
+    int maxAttempts();
+
+    /** How long DONE/ABORTED/DEAD records (and results) are kept for retries and late readers. */
+    @WithDefault("1h")
+    Duration resultRetention();
+
+    /** How long an lcid's keys stay once it has no holder and nothing waiting. */
+    @WithDefault("24h")
+    Duration idleRetention();
+
+    Backend backend();
+
+    interface Lease {
+        @WithDefault("30000")
+        long defaultMs();
+
+        @WithDefault("500")
+        long minMs();
+
+        @WithDefault("600000")
+        long maxMs();
+    }
+
+    interface Queue {
+        @WithDefault("1000")
+        int maxLength();
+
+        /** Retry-After sent with 429 QUEUE_FULL. */
+        @WithDefault("1")
+        int retryAfterSeconds();
+    }
+
+    interface Payload {
+        /** Largest serialized payload (and result), in bytes of UTF-8 JSON. */
+        @WithDefault("65536")
+        int maxBytes();
+    }
+
+    interface Backend {
+        /** A Redis call slower than this answers 503 BACKEND_UNAVAILABLE. */
+        @WithDefault("1500ms")
+        Duration timeout();
+
+        /** Retry-After sent with 503 BACKEND_UNAVAILABLE. */
+        @WithDefault("1")
+        int retryAfterSeconds();
+    }
+}

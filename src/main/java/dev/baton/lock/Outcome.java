@@ -1,0 +1,55 @@
+package dev.baton.lock;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+
+/**
+ * What a lock operation tells the caller to do next. These records are also the response bodies:
+ * the {@code status} property names the outcome.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "status")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Outcome.Acquired.class, name = "ACQUIRED"),
+        @JsonSubTypes.Type(value = Outcome.Queued.class, name = "QUEUED"),
+        @JsonSubTypes.Type(value = Outcome.Next.class, name = "NEXT"),
+        @JsonSubTypes.Type(value = Outcome.Released.class, name = "RELEASED")
+})
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public sealed interface Outcome {
+
+    /** HTTP status of the outcome: 202 for QUEUED, 200 otherwise. */
+    default int httpStatus() {
+        return 200;
+    }
+
+    /** You hold the lock; work on your own request. */
+    record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt)
+            implements Outcome {
+    }
+
+    /** The lock is busy; your request waits at {@code position} (1 = next) and the holder will run it. */
+    record Queued(String lcid, String requestId, int position, int queueLength) implements Outcome {
+        @Override
+        public int httpStatus() {
+            return 202;
+        }
+    }
+
+    /** You hold the lock; work on {@code request}, then complete it. */
+    record Next(String lcid, String token, long fence, long leaseMs, Instant expiresAt, WorkItem request)
+            implements Outcome {
+    }
+
+    /** Nothing more for you: the lock is free, or your request left the queue. */
+    record Released(String lcid, Integer pending) implements Outcome {
+    }
+
+    /** The request a NEXT holder works on. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record WorkItem(String requestId, @JsonRawValue String payload, int attempt) {
+    }
+}

@@ -1,0 +1,103 @@
+package dev.baton.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The input rules of protocol v1. Each check names the offending field, and runs before any
+ * Redis call, so bad input never changes state.
+ */
+@ApplicationScoped
+public class RequestRules {
+
+    private static final Pattern LCID = Pattern.compile("[A-Za-z0-9._:@-]{1,200}");
+    private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
+    private static final int MAX_REASON_CHARS = 1024;
+
+    private final BatonConfig config;
+    private final ObjectMapper mapper;
+
+    public RequestRules(BatonConfig config, ObjectMapper mapper) {
+        this.config = config;
+        this.mapper = mapper;
+    }
+
+    public String lcid(String lcid) {
+        return matching("lcid", lcid, LCID, "1 to 200 of A-Z a-z 0-9 . _ : @ -");
+    }
+
+    public String requestId(String requestId) {
+        return matching("requestId", requestId, REQUEST_ID, "1 to 128 of A-Z a-z 0-9 . _ : @ -");
+    }
+
+    public String token(String token) {
+        return matching("token", token, TOKEN, "the token of an ACQUIRED or NEXT answer");
+    }
+
+    public void body(Object body) {
+        if (body == null) {
+            throw LockProblem.invalid("body", "a JSON object body is required");
+        }
+    }
+
+    /** The lease to grant: the configured default when absent, else within the configured bounds. */
+    public long leaseMs(Long leaseMs) {
+        if (leaseMs == null) {
+            return config.lease().defaultMs();
+        }
+        long min = config.lease().minMs();
+        long max = config.lease().maxMs();
+        if (leaseMs < min || leaseMs > max) {
+            throw LockProblem.invalid("leaseMs", "leaseMs must be between " + min + " and " + max);
+        }
+        return leaseMs;
+    }
+
+    /** Heartbeat keeps the lease the lock was granted with unless a new one is given. */
+    public Long optionalLeaseMs(Long leaseMs) {
+        return leaseMs == null ? null : leaseMs(leaseMs);
+    }
+
+    public String reason(String reason) {
+        if (reason != null && reason.length() > MAX_REASON_CHARS) {
+            throw LockProblem.invalid("reason", "reason must be at most " + MAX_REASON_CHARS + " characters");
+        }
+        return reason;
+    }
+
+    /** Serialized JSON of a payload or result, or null when absent; 413 above the size limit. */
+    public String json(String field, JsonNode value) {
+        if (value == null || value.isMissingNode() || value.isNull()) {
+            return null;
+        }
+        String json;
+        try {
+            json = mapper.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw LockProblem.invalid(field, field + " is not serializable JSON");
+        }
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        int limit = config.payload().maxBytes();
+        if (bytes > limit) {
+            throw LockProblem.tooLarge(field, field + " is " + bytes + " bytes of JSON, the limit is " + limit);
+        }
+        return json;
+    }
+
+    private static String matching(String field, String value, Pattern pattern, String rule) {
+        if (value == null) {
+            throw LockProblem.invalid(field, field + " is required");
+        }
+        if (!pattern.matcher(value).matches()) {
+            throw LockProblem.invalid(field, field + " must be " + rule);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.baton.lock;
+
+import java.time.Instant;
+
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Turns the reply arrays of the Lua scripts into outcomes, or into the problem a script
+ * answered. The first element of every reply names what happened; lua/*.lua document the rest.
+ */
+final class ScriptReplies {
+
+    private ScriptReplies() {
+    }
+
+    static Outcome outcome(String lcid, String requestId, Response reply) {
+        String tag = text(reply, 0);
+        switch (tag) {
+            case "ACQUIRED":
+                return new Outcome.Acquired(lcid, text(reply, 5), text(reply, 1), number(reply, 2),
+                        number(reply, 4), Instant.ofEpochMilli(number(reply, 3)));
+            case "NEXT":
+                return new Outcome.Next(lcid, text(reply, 1), number(reply, 2), number(reply, 4),
+                        Instant.ofEpochMilli(number(reply, 3)),
+                        new Outcome.WorkItem(text(reply, 5), text(reply, 7), (int) number(reply, 6)));
+            case "QUEUED":
+                return new Outcome.Queued(lcid, requestId, (int) number(reply, 1), (int) number(reply, 2));
+            case "RELEASED":
+                return new Outcome.Released(lcid, (int) number(reply, 1));
+            default:
+                throw problem(tag, lcid, requestId, reply);
+        }
+    }
+
+    static LockView lockView(String lcid, Response reply) {
+        String fence = text(reply, 1);
+        return new LockView(lcid, number(reply, 0) == 1, fence == null ? null : Long.parseLong(fence),
+                text(reply, 2), number(reply, 3), (int) number(reply, 4));
+    }
+
+    static RequestView requestView(String lcid, String requestId, Response reply) {
+        String tag = text(reply, 0);
+        if (!"REQUEST".equals(tag)) {
+            throw problem(tag, lcid, requestId, reply);
+        }
+        String position = text(reply, 3);
+        String fence = text(reply, 4);
+        return new RequestView(lcid, requestId, RequestState.valueOf(text(reply, 1)),
+                position == null ? null : Integer.valueOf(position), (int) number(reply, 2),
+                fence == null ? null : Long.valueOf(fence), text(reply, 5), text(reply, 6));
+    }
+
+    private static LockProblem problem(String tag, String lcid, String requestId, Response reply) {
+        switch (tag) {
+            case "LOCK_LOST":
+                return LockProblem.of(ProblemCode.LOCK_LOST,
+                        "the token is not the live holder's for this request on " + lcid
+                                + " (lease ran out, lock handed on, or wrong requestId)");
+            case "QUEUE_FULL":
+                return LockProblem.of(ProblemCode.QUEUE_FULL,
+                        "the queue of " + lcid + " holds " + number(reply, 1) + " requests, its limit");
+            case "DUPLICATE_REQUEST":
+                return LockProblem.aboutRequest(ProblemCode.DUPLICATE_REQUEST,
+                        "request " + requestId + " is already known on " + lcid + " and is " + text(reply, 1),
+                        text(reply, 1), (int) number(reply, 2), text(reply, 3));
+            case "NOT_QUEUED":
+                return LockProblem.aboutRequest(ProblemCode.NOT_QUEUED,
+                        "request " + requestId + " no longer waits on " + lcid + ": it is " + text(reply, 1),
+                        text(reply, 1), (int) number(reply, 2), null);
+            case "NOT_FOUND":
+                return LockProblem.of(ProblemCode.NOT_FOUND, "no request " + requestId + " on " + lcid);
+            default:
+                throw new IllegalStateException("unexpected script reply " + tag);
+        }
+    }
+
+    private static String text(Response reply, int index) {
+        Response element = reply.size() > index ? reply.get(index) : null;
+        return element == null ? null : element.toString();
+    }
+
+    private static long number(Response reply, int index) {
+        return reply.get(index).toLong();
+    }
+}

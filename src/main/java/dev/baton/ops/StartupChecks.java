@@ -1,0 +1,63 @@
+package dev.baton.ops;
+
+import java.util.Optional;
+
+import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+import jakarta.inject.Singleton;
+
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import dev.baton.lock.BatonConfig;
+import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.StartupEvent;
+
+/** Refuses to start with a configuration that cannot work, and says where Redis is. */
+@Singleton
+public class StartupChecks {
+
+    private static final Logger LOG = Logger.getLogger(StartupChecks.class);
+
+    private final BatonConfig config;
+    private final Optional<String> redisHosts;
+    private final Optional<String> embeddedRedis;
+
+    public StartupChecks(BatonConfig config,
+            @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> redisHosts,
+            @ConfigProperty(name = DevRedisConfigSourceFactory.ANNOUNCE_PROPERTY) Optional<String> embeddedRedis) {
+        this.config = config;
+        this.redisHosts = redisHosts;
+        this.embeddedRedis = embeddedRedis;
+    }
+
+    /** Runs before the Redis client's own startup observer, so the operator reads this message first. */
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {
+        if (redisHosts.isEmpty()) {
+            throw new IllegalStateException("Baton needs Redis or Valkey: set QUARKUS_REDIS_HOSTS "
+                    + "(for example redis://redis:6379, or rediss://user:password@host:6380 with TLS). "
+                    + "Only dev mode (./mvnw quarkus:dev) starts an embedded redis-server by itself.");
+        }
+        BatonConfig.Lease lease = config.lease();
+        if (lease.minMs() <= 0 || lease.minMs() > lease.defaultMs() || lease.defaultMs() > lease.maxMs()) {
+            throw new IllegalStateException("baton.lease must satisfy 0 < min-ms <= default-ms <= max-ms, got "
+                    + lease.minMs() + " / " + lease.defaultMs() + " / " + lease.maxMs());
+        }
+        if (config.queue().maxLength() < 1 || config.maxAttempts() < 1 || config.payload().maxBytes() < 1) {
+            throw new IllegalStateException("baton.queue.max-length, baton.max-attempts and "
+                    + "baton.payload.max-bytes must be at least 1");
+        }
+        if (embeddedRedis.isPresent()) {
+            LOG.infof("Dev mode: no quarkus.redis.hosts configured, started an embedded redis-server at %s",
+                    embeddedRedis.get());
+        } else if (LaunchMode.current() != LaunchMode.TEST) {
+            LOG.infof("Using Redis at %s", redacted(redisHosts.get()));
+        }
+    }
+
+    /** Never log a Redis password. */
+    static String redacted(String hosts) {
+        return hosts.replaceAll("//[^@/]*@", "//***@");
+    }
+}

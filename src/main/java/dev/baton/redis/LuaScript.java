@@ -1,0 +1,60 @@
+package dev.baton.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The lock state changes, one Lua file each under {@code src/main/resources/lua}. Each is loaded
+ * with the shared prelude {@code lib.lua} in front, so the SHA sent with EVALSHA is that of the
+ * combined text.
+ */
+public enum LuaScript {
+    ACQUIRE("acquire"),
+    COMPLETE("complete"),
+    HEARTBEAT("heartbeat"),
+    ABORT("abort"),
+    VIEW_LOCK("view_lock"),
+    VIEW_REQUEST("view_request");
+
+    private final String source;
+    private final String sha1;
+
+    LuaScript(String name) {
+        this.source = read("lib") + "\n" + read(name);
+        this.sha1 = sha1(source);
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public String sha1() {
+        return sha1;
+    }
+
+    private static String read(String name) {
+        String path = "/lua/" + name + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script resource " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

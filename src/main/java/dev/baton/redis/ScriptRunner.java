@@ -1,0 +1,86 @@
+package dev.baton.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import dev.baton.lock.BatonConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Runs a {@link LuaScript} with EVALSHA and falls back to EVAL (which also caches the script)
+ * when the server answers NOSCRIPT: after a restart, a failover, or on a Cluster node that has
+ * not seen the script yet. Failures of the backend itself become {@link BackendUnavailableException}.
+ */
+@ApplicationScoped
+public class ScriptRunner {
+
+    private static final Logger LOG = Logger.getLogger(ScriptRunner.class);
+
+    /** Error replies that mean "Redis cannot serve right now", not "the script is wrong". */
+    private static final Set<String> TRANSIENT_ERRORS = Set.of(
+            "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "OOM", "NOREPLICAS", "MISCONF");
+
+    private final Redis redis;
+    private final Duration timeout;
+
+    public ScriptRunner(Redis redis, BatonConfig config) {
+        this.redis = redis;
+        this.timeout = config.backend().timeout();
+    }
+
+    public Uni<Response> run(LuaScript script, LockKeys keys, List<String> args) {
+        return send(request(Command.EVALSHA, script.sha1(), keys, args))
+                .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
+                    LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
+                    return send(request(Command.EVAL, script.source(), keys, args));
+                })
+                .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
+                        "Redis did not answer within " + timeout.toMillis() + " ms", null))
+                .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
+    }
+
+    private Uni<Response> send(Request request) {
+        return redis.send(request);
+    }
+
+    private static Request request(Command command, String scriptOrSha, LockKeys keys, List<String> args) {
+        List<String> keyList = keys.asList();
+        Request request = Request.cmd(command).arg(scriptOrSha).arg(keyList.size());
+        keyList.forEach(request::arg);
+        args.forEach(request::arg);
+        return request;
+    }
+
+    private static boolean isNoScript(Throwable t) {
+        return isErrorReply(t) && t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT");
+    }
+
+    private static boolean isErrorReply(Throwable t) {
+        return t instanceof io.vertx.redis.client.Response;
+    }
+
+    private static boolean isBackendFault(Throwable t) {
+        if (t instanceof BackendUnavailableException) {
+            return false;
+        }
+        if (!isErrorReply(t)) {
+            return true; // connection refused, reset, pool exhausted, closed
+        }
+        String message = t.getMessage() == null ? "" : t.getMessage();
+        int space = message.indexOf(' ');
+        return TRANSIENT_ERRORS.contains(space < 0 ? message : message.substring(0, space));
+    }
+
+    private static Throwable unavailable(Throwable t) {
+        return new BackendUnavailableException("Redis is unavailable: " + t.getMessage(), t);
+    }
+}

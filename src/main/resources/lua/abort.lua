@@ -1,0 +1,57 @@
+-- abort: the holder gives up its active request (optionally requeued), or a waiter withdraws.
+-- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- ARGV[1] requestId
+-- ARGV[2] token, '' when a waiter withdraws its queued request
+-- ARGV[3] '1' to requeue the active request at the head of the queue, else '0'
+-- ARGV[4] reason, '' for none
+-- ARGV[5] max attempts
+-- ARGV[6] result retention ms
+-- ARGV[7] idle-key retention ms
+-- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND (see LuaReplies.java).
+local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
+local max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local now = clock()
+prune(now)
+
+local reply
+local m = get_meta(rid)
+
+if token ~= '' then
+  local l = live_lock(now)
+  if l and l.token == token and l.rid == rid and m then
+    local why = reason ~= '' and reason or 'aborted by holder'
+    m.abt = token
+    m.by = 'holder'
+    if requeue then
+      requeue_or_dead(rid, m, why, now, max_attempts, keep)
+    else
+      m.why = why
+      finish(rid, m, 'ABORTED', now, keep)
+    end
+    redis.call('DEL', K_LOCK)
+    local pending = redis.call('LLEN', K_QUEUE)
+    m = get_meta(rid)
+    m.pend = pending
+    put_meta(rid, m)
+    reply = { 'RELEASED', pending }
+  elseif m and m.abt == token then
+    reply = { 'RELEASED', m.pend }
+  else
+    reply = { 'LOCK_LOST' }
+  end
+elseif not m then
+  reply = { 'NOT_FOUND' }
+elseif m.s == 'QUEUED' then
+  redis.call('LREM', K_QUEUE, 1, rid)
+  m.by = 'waiter'
+  m.why = reason ~= '' and reason or 'withdrawn'
+  finish(rid, m, 'ABORTED', now, keep)
+  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE) }
+elseif m.s == 'ABORTED' and m.by == 'waiter' then
+  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE) }
+else
+  reply = { 'NOT_QUEUED', m.s, tostring(m.a) }
+end
+
+touch(idle)
+return reply

@@ -1,0 +1,72 @@
+-- acquire: take the lock for a request, queue it behind a live holder, or rescue a stranded queue.
+-- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- ARGV[1] requestId
+-- ARGV[2] token to hand out if this call is granted the lock (fresh, >= 128 random bits)
+-- ARGV[3] leaseMs
+-- ARGV[4] payload JSON, '' for none
+-- ARGV[5] queue bound
+-- ARGV[6] max attempts
+-- ARGV[7] result retention ms
+-- ARGV[8] idle-key retention ms
+-- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST (see LuaReplies.java).
+local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local now, now_us = clock()
+prune(now)
+
+local function create(state)
+  local m = { s = state, a = 1, t = num(now) }
+  put_meta(rid, m)
+  if payload ~= '' then redis.call('HSET', K_REQS, 'p:' .. rid, payload) end
+  return m
+end
+
+local reply
+local l = recover_orphan(now, max_attempts, keep)
+local m = get_meta(rid)
+local qlen = redis.call('LLEN', K_QUEUE)
+
+if l then
+  if m then
+    if l.caller == rid and l.via == 'acquire' then
+      -- A retry of the call that was granted this lock: the same grant again.
+      if l.rid == rid then reply = acquired_reply(l)
+      else reply = next_reply(l, get_meta(l.rid), l.rid) end
+    elseif m.s == 'QUEUED' then
+      reply = { 'QUEUED', position(rid), qlen }
+    else
+      reply = duplicate_reply(rid, m)
+    end
+  elseif qlen >= qmax then
+    reply = { 'QUEUE_FULL', qlen }
+  else
+    create('QUEUED')
+    qlen = redis.call('RPUSH', K_QUEUE, rid)
+    reply = { 'QUEUED', qlen, qlen }
+  end
+elseif m and m.s ~= 'QUEUED' then
+  reply = duplicate_reply(rid, m)
+elseif qlen == 0 then
+  m = create('ACTIVE')
+  local fence = next_fence(now_us)
+  activate(rid, m, fence)
+  grant(token, rid, fence, now, lease, rid, 'acquire')
+  reply = acquired_reply(read_lock())
+elseif not m and qlen >= qmax then
+  reply = { 'QUEUE_FULL', qlen }
+else
+  -- Lock free but work is waiting: keep FIFO, and make this caller the one who drains it.
+  if not m then
+    create('QUEUED')
+    redis.call('RPUSH', K_QUEUE, rid)
+  end
+  local head = redis.call('LPOP', K_QUEUE)
+  local hm = get_meta(head)
+  local fence = next_fence(now_us)
+  activate(head, hm, fence)
+  grant(token, head, fence, now, lease, rid, 'acquire')
+  reply = next_reply(read_lock(), hm, head)
+end
+
+touch(idle)
+return reply

@@ -1,0 +1,148 @@
+-- Baton shared Lua prelude. Not a script of its own: ScriptRegistry prepends it to every
+-- script in this folder before loading, so all scripts agree on one key layout and one
+-- set of state transitions.
+--
+-- KEYS (identical for every script; all carry the hash tag {lcid}, so one slot holds the lcid):
+--   KEYS[1] lock     hash   token, rid, fence, exp (ms, Redis clock), lease (ms), caller, via
+--   KEYS[2] queue    list   requestIds waiting, head = next to run
+--   KEYS[3] requests hash   "m:<rid>" -> cjson meta, "p:<rid>" -> payload JSON, "r:<rid>" -> result JSON
+--   KEYS[4] fence    string the last fence handed out for this lcid
+--   KEYS[5] purge    zset   terminal requestIds, scored by when their record may be dropped
+--
+-- A request's meta: s = state (QUEUED, ACTIVE, DONE, ABORTED, DEAD), a = attempt, f = fence of
+-- its last grant, why = last reason, by = who aborted it, tok = token that finished it,
+-- nx = the request handed off by its complete ('' when the lock was released), pend = queue
+-- length answered by its abort. Numbers that can exceed 14 digits are kept as strings because
+-- cjson would round them.
+
+local K_LOCK, K_QUEUE, K_REQS, K_FENCE, K_PURGE = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+
+-- Redis TIME is the only clock: leases are judged by the server every caller shares.
+local function clock()
+  local t = redis.call('TIME')
+  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return math.floor(us / 1000), us
+end
+
+local function num(s) return string.format('%.0f', s) end
+
+local function get_meta(rid)
+  local raw = redis.call('HGET', K_REQS, 'm:' .. rid)
+  if not raw then return nil end
+  return cjson.decode(raw)
+end
+
+local function put_meta(rid, m)
+  redis.call('HSET', K_REQS, 'm:' .. rid, cjson.encode(m))
+end
+
+local function get_payload(rid)
+  return redis.call('HGET', K_REQS, 'p:' .. rid)
+end
+
+-- Terminal records stay for `keep` ms so retries and late readers still get their answer.
+local function finish(rid, m, state, now, keep)
+  m.s = state
+  put_meta(rid, m)
+  if state ~= 'DEAD' then redis.call('HDEL', K_REQS, 'p:' .. rid) end
+  redis.call('ZADD', K_PURGE, now + keep, rid)
+end
+
+local function prune(now)
+  local old = redis.call('ZRANGEBYSCORE', K_PURGE, '-inf', now, 'LIMIT', 0, 64)
+  for _, rid in ipairs(old) do
+    redis.call('HDEL', K_REQS, 'm:' .. rid, 'p:' .. rid, 'r:' .. rid)
+    redis.call('ZREM', K_PURGE, rid)
+  end
+end
+
+-- Fences must never go backwards, even after every key of the lcid expired: falling back to
+-- the clock in microseconds keeps them rising without a cross-slot global counter.
+local function next_fence(now_us)
+  local stored = tonumber(redis.call('GET', K_FENCE) or '0')
+  local f = math.max(stored + 1, now_us)
+  redis.call('SET', K_FENCE, num(f))
+  return f
+end
+
+local function read_lock()
+  local flat = redis.call('HGETALL', K_LOCK)
+  if #flat == 0 then return nil end
+  local l = {}
+  for i = 1, #flat, 2 do l[flat[i]] = flat[i + 1] end
+  return l
+end
+
+-- The lock as the live holder has it, or nil when absent or its lease ran out.
+local function live_lock(now)
+  local l = read_lock()
+  if l and tonumber(l.exp) > now then return l end
+  return nil
+end
+
+-- Back to the head of the queue for another attempt, or DEAD once attempts are used up.
+local function requeue_or_dead(rid, m, reason, now, max_attempts, keep)
+  m.why = reason
+  if tonumber(m.a) >= max_attempts then
+    finish(rid, m, 'DEAD', now, keep)
+    return 'DEAD'
+  end
+  m.a = tonumber(m.a) + 1
+  m.s = 'QUEUED'
+  put_meta(rid, m)
+  redis.call('LPUSH', K_QUEUE, rid)
+  return 'QUEUED'
+end
+
+-- Before any grant: a holder whose lease ran out loses its request back to the queue.
+local function recover_orphan(now, max_attempts, keep)
+  local l = read_lock()
+  if not l then return nil end
+  if tonumber(l.exp) > now then return l end
+  local m = get_meta(l.rid)
+  if m and m.s == 'ACTIVE' then
+    requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, keep)
+  end
+  redis.call('DEL', K_LOCK)
+  return nil
+end
+
+local function grant(token, rid, fence, now, lease, caller, via)
+  redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', num(fence),
+    'exp', num(now + lease), 'lease', lease, 'caller', caller, 'via', via)
+end
+
+-- Makes rid the active request under the lock and answers NEXT (or ACQUIRED for the caller's own).
+local function activate(rid, m, fence)
+  m.s = 'ACTIVE'
+  m.f = num(fence)
+  put_meta(rid, m)
+end
+
+local function next_reply(l, m, rid)
+  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), rid, tostring(m.a), get_payload(rid) or false }
+end
+
+local function acquired_reply(l)
+  return { 'ACQUIRED', l.token, l.fence, l.exp, tostring(l.lease), l.rid }
+end
+
+local function duplicate_reply(rid, m)
+  return { 'DUPLICATE_REQUEST', m.s, tostring(m.a), redis.call('HGET', K_REQS, 'r:' .. rid) or false, m.why or false }
+end
+
+local function position(rid)
+  local idx = redis.call('LPOS', K_QUEUE, rid)
+  if not idx then return nil end
+  return idx + 1
+end
+
+-- Idle lcids expire; an lcid with a holder or waiting work never does, so nothing acknowledged
+-- is silently dropped.
+local function touch(idle)
+  if redis.call('LLEN', K_QUEUE) == 0 and redis.call('EXISTS', K_LOCK) == 0 then
+    for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], idle) end
+  else
+    for i = 1, 5 do redis.call('PERSIST', KEYS[i]) end
+  end
+end

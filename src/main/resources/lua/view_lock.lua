@@ -1,0 +1,12 @@
+-- view_lock: what a caller may see of an lcid's lock; never the token. Changes nothing.
+-- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- ARGV: none
+-- Returns { held 0|1, fence or false, activeRequestId or false, leaseRemainingMs, queueLength }.
+local now = clock()
+local l = live_lock(now)
+local qlen = redis.call('LLEN', K_QUEUE)
+local fence = redis.call('GET', K_FENCE) or false
+if l then
+  return { 1, l.fence, l.rid, tostring(tonumber(l.exp) - now), qlen }
+end
+return { 0, fence, false, '0', qlen }

@@ -1,0 +1,72 @@
+package dev.baton.lock;
+
+import static dev.baton.testing.Api.acquire;
+import static dev.baton.testing.Api.complete;
+import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.lock;
+import static dev.baton.testing.Api.request;
+import static dev.baton.testing.Api.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.RedisTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+/** Default limits: queue bound 1000, payload 64 KiB. */
+@QuarkusTest
+@WithTestResource(RedisTestResource.class)
+class LimitsScenariosTest {
+
+    @Test
+    void given_a_full_queue_when_one_more_request_arrives_then_429_queue_full_with_retry_after() {
+        String lcid = unique("order");
+        acquire(lcid, "holder").then().statusCode(200);
+        for (int i = 1; i <= 1000; i++) {
+            acquire(lcid, "w" + i).then().statusCode(202);
+        }
+
+        acquire(lcid, "one-too-many").then().statusCode(429)
+                .contentType("application/problem+json")
+                .header("Retry-After", "1")
+                .body("code", equalTo("QUEUE_FULL"));
+
+        assertThat(lock(lcid).getInt("queueLength")).isEqualTo(1000);
+        request(lcid, "one-too-many").then().statusCode(404);
+        // Waiting requests still get their answer from a full queue.
+        acquire(lcid, "w1000").then().statusCode(202).body("position", equalTo(1000));
+    }
+
+    @Test
+    void given_a_payload_over_64_kib_when_acquiring_then_413_and_nothing_is_stored() {
+        String lcid = unique("order");
+        String big = "x".repeat(64 * 1024); // serialized with its quotes: 65538 bytes
+
+        acquire(lcid, fields("requestId", "big", "payload", big)).then().statusCode(413)
+                .contentType("application/problem+json")
+                .body("code", equalTo("PAYLOAD_TOO_LARGE"))
+                .body("field", equalTo("payload"));
+
+        assertThat(lock(lcid).getBoolean("held")).isFalse();
+        request(lcid, "big").then().statusCode(404);
+    }
+
+    @Test
+    void given_a_payload_just_under_the_limit_when_acquiring_then_it_is_accepted() {
+        String lcid = unique("order");
+        acquire(lcid, fields("requestId", "fits", "payload", "x".repeat(64 * 1024 - 2))).then().statusCode(200);
+    }
+
+    @Test
+    void given_a_result_over_the_limit_when_completing_then_413_and_the_request_stays_active() {
+        String lcid = unique("order");
+        String token = acquire(lcid, "a").then().extract().path("token");
+
+        complete(lcid, fields("token", token, "requestId", "a", "result", "y".repeat(70_000))).then().statusCode(413)
+                .body("field", equalTo("result"));
+
+        request(lcid, "a").then().body("state", equalTo("ACTIVE"));
+    }
+}

@@ -1,0 +1,17 @@
+package dev.baton.redis;
+
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.SilentRedisResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+@QuarkusTest
+@WithTestResource(SilentRedisResource.class)
+class RedisHangsTest extends BackendScenarios {
+
+    @Test
+    void given_redis_accepts_but_never_answers_when_clients_call_then_503_within_two_seconds() {
+        then_every_operation_answers_503_backend_unavailable_quickly();
+    }
+}
