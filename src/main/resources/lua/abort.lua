@@ -54,4 +54,4 @@ else
 end
 
 touch(idle)
-return reply
+return with_stats(reply)

@@ -15,7 +15,7 @@ local now, now_us = clock()
 prune(now)
 
 local function create(state)
-  local m = { s = state, a = 1, t = num(now) }
+  local m = { s = state, a = 1, qt = num(now) }
   put_meta(rid, m)
   if payload ~= '' then redis.call('HSET', K_REQS, 'p:' .. rid, payload) end
   return m
@@ -49,7 +49,7 @@ elseif m and m.s ~= 'QUEUED' then
 elseif qlen == 0 then
   m = create('ACTIVE')
   local fence = next_fence(now_us)
-  activate(rid, m, fence)
+  activate(rid, m, fence, now)
   grant(token, rid, fence, now, lease, rid, 'acquire')
   reply = acquired_reply(read_lock())
 elseif not m and qlen >= qmax then
@@ -63,10 +63,10 @@ else
   local head = redis.call('LPOP', K_QUEUE)
   local hm = get_meta(head)
   local fence = next_fence(now_us)
-  activate(head, hm, fence)
+  activate(head, hm, fence, now)
   grant(token, head, fence, now, lease, rid, 'acquire')
   reply = next_reply(read_lock(), hm, head)
 end
 
 touch(idle)
-return reply
+return with_stats(reply)

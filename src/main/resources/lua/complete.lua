@@ -25,7 +25,7 @@ if l and l.token == token and l.rid == rid and m then
     finish(rid, m, 'DONE', now, keep)
     local nm = get_meta(nxt)
     local fence = next_fence(now_us)
-    activate(nxt, nm, fence)
+    activate(nxt, nm, fence, now)
     grant(token, nxt, fence, now, tonumber(l.lease), '', 'complete')
     reply = next_reply(read_lock(), nm, nxt)
   else
@@ -48,4 +48,4 @@ else
 end
 
 touch(idle)
-return reply
+return with_stats(reply)

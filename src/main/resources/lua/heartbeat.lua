@@ -7,8 +7,8 @@ local token, lease_arg = ARGV[1], ARGV[2]
 local now = clock()
 
 local l = live_lock(now)
-if not l or l.token ~= token then return { 'LOCK_LOST' } end
+if not l or l.token ~= token then return with_stats({ 'LOCK_LOST' }) end
 local lease = tonumber(l.lease)
 if lease_arg ~= '' then lease = tonumber(lease_arg) end
 redis.call('HSET', K_LOCK, 'exp', num(now + lease), 'lease', lease)
-return acquired_reply(read_lock())
+return with_stats(acquired_reply(read_lock()))

@@ -12,10 +12,21 @@
 -- A request's meta: s = state (QUEUED, ACTIVE, DONE, ABORTED, DEAD), a = attempt, f = fence of
 -- its last grant, why = last reason, by = who aborted it, tok = token that finished it,
 -- nx = the request handed off by its complete ('' when the lock was released), pend = queue
--- length answered by its abort. Numbers that can exceed 14 digits are kept as strings because
+-- length answered by its abort, qt = when it last joined the queue, at = when it last became
+-- ACTIVE (ms, Redis clock).
+--
+-- State-changing scripts end their reply with with_stats(reply): a last element
+-- { requeued, dead, queue wait ms or -1, hold ms or -1 } that feeds the service's metrics. Numbers that can exceed 14 digits are kept as strings because
 -- cjson would round them.
 
 local K_LOCK, K_QUEUE, K_REQS, K_FENCE, K_PURGE = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+
+local stats = { requeued = 0, dead = 0, waited = -1, held = -1 }
+
+local function with_stats(reply)
+  reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held }
+  return reply
+end
 
 -- Redis TIME is the only clock: leases are judged by the server every caller shares.
 local function clock()
@@ -42,6 +53,8 @@ end
 
 -- Terminal records stay for `keep` ms so retries and late readers still get their answer.
 local function finish(rid, m, state, now, keep)
+  if state == 'DONE' and m.at then stats.held = now - tonumber(m.at) end
+  if state == 'DEAD' then stats.dead = stats.dead + 1 end
   m.s = state
   put_meta(rid, m)
   if state ~= 'DEAD' then redis.call('HDEL', K_REQS, 'p:' .. rid) end
@@ -89,6 +102,8 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, keep)
   end
   m.a = tonumber(m.a) + 1
   m.s = 'QUEUED'
+  m.qt = num(now)
+  stats.requeued = stats.requeued + 1
   put_meta(rid, m)
   redis.call('LPUSH', K_QUEUE, rid)
   return 'QUEUED'
@@ -112,10 +127,12 @@ local function grant(token, rid, fence, now, lease, caller, via)
     'exp', num(now + lease), 'lease', lease, 'caller', caller, 'via', via)
 end
 
--- Makes rid the active request under the lock and answers NEXT (or ACQUIRED for the caller's own).
-local function activate(rid, m, fence)
+-- Makes rid the active request under the lock.
+local function activate(rid, m, fence, now)
+  if m.s == 'QUEUED' and m.qt then stats.waited = now - tonumber(m.qt) end
   m.s = 'ACTIVE'
   m.f = num(fence)
+  m.at = num(now)
   put_meta(rid, m)
 end
 

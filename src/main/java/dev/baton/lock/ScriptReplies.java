@@ -32,6 +32,16 @@ final class ScriptReplies {
         }
     }
 
+    /** The statistics tail of a state-changing script's reply (see lua/lib.lua with_stats). */
+    static ScriptStats stats(Response reply) {
+        Response tail = reply.size() == 0 ? null : reply.get(reply.size() - 1);
+        if (tail == null || tail.size() != 4 || reply.size() < 2) {
+            return ScriptStats.NONE;
+        }
+        return new ScriptStats(tail.get(0).toInteger(), tail.get(1).toInteger(), tail.get(2).toLong(),
+                tail.get(3).toLong());
+    }
+
     static LockView lockView(String lcid, Response reply) {
         String fence = text(reply, 1);
         return new LockView(lcid, number(reply, 0) == 1, fence == null ? null : Long.parseLong(fence),

@@ -14,19 +14,26 @@ import java.util.HexFormat;
  * combined text.
  */
 public enum LuaScript {
-    ACQUIRE("acquire"),
-    COMPLETE("complete"),
-    HEARTBEAT("heartbeat"),
-    ABORT("abort"),
-    VIEW_LOCK("view_lock"),
-    VIEW_REQUEST("view_request");
+    ACQUIRE("acquire", true),
+    COMPLETE("complete", true),
+    HEARTBEAT("heartbeat", true),
+    ABORT("abort", true),
+    VIEW_LOCK("view_lock", false),
+    VIEW_REQUEST("view_request", false);
 
     private final String source;
     private final String sha1;
+    private final boolean changesState;
 
-    LuaScript(String name) {
+    LuaScript(String name, boolean changesState) {
+        this.changesState = changesState;
         this.source = read("lib") + "\n" + read(name);
         this.sha1 = sha1(source);
+    }
+
+    /** State-changing scripts end their reply with a statistics tail (lua/lib.lua with_stats). */
+    public boolean changesState() {
+        return changesState;
     }
 
     public String source() {

@@ -48,6 +48,32 @@ public class ScriptRunner {
                 .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
     }
 
+    /**
+     * Makes sure the server has every script cached, loading the missing ones: what readiness
+     * means for Baton. Answers how many scripts are loaded.
+     */
+    public Uni<Integer> ensureLoaded() {
+        LuaScript[] all = LuaScript.values();
+        Request exists = Request.cmd(Command.SCRIPT).arg("EXISTS");
+        for (LuaScript script : all) {
+            exists.arg(script.sha1());
+        }
+        return send(exists)
+                .chain(reply -> {
+                    List<Uni<Response>> loads = new java.util.ArrayList<>();
+                    for (int i = 0; i < all.length; i++) {
+                        if (reply.get(i).toInteger() == 0) {
+                            loads.add(send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(all[i].source())));
+                        }
+                    }
+                    return loads.isEmpty() ? Uni.createFrom().item(all.length)
+                            : Uni.join().all(loads).andFailFast().map(done -> all.length);
+                })
+                .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
+                        "Redis did not answer within " + timeout.toMillis() + " ms", null))
+                .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
+    }
+
     private Uni<Response> send(Request request) {
         return redis.send(request);
     }

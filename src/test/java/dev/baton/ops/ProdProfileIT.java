@@ -6,6 +6,13 @@ import static org.hamcrest.Matchers.equalTo;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +75,91 @@ class ProdProfileIT {
             if (embedded != null) {
                 embedded.stop();
             }
+        }
+    }
+
+    @Test
+    void given_a_loaded_service_when_sigterm_arrives_then_readiness_turns_down_first_calls_finish_and_it_exits()
+            throws Exception {
+        EmbeddedRedis embedded = RedisTestResource.externalUrl() == null ? EmbeddedRedis.start() : null;
+        String redisUrl = embedded == null ? RedisTestResource.externalUrl() : embedded.url();
+        int port = EmbeddedRedis.freePort();
+        int management = EmbeddedRedis.freePort();
+        Launched service = launch(Map.of(
+                "QUARKUS_REDIS_HOSTS", redisUrl,
+                "QUARKUS_HTTP_PORT", Integer.toString(port),
+                "QUARKUS_MANAGEMENT_PORT", Integer.toString(management),
+                "QUARKUS_SHUTDOWN_DELAY", "3s"));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        URI ready = URI.create("http://127.0.0.1:" + management + "/q/health/ready");
+        URI acquire = URI.create("http://127.0.0.1:" + port + "/v1/locks/shutdown-" + System.nanoTime() + "/acquire");
+        try {
+            awaitListening(service);
+            assertThat(status(http, ready)).isEqualTo(200);
+
+            // A client that keeps calling the API through the whole shutdown.
+            List<String> answers = new CopyOnWriteArrayList<>();
+            AtomicLong lastSuccessNanos = new AtomicLong();
+            Thread client = new Thread(() -> {
+                for (int i = 0; i < 100_000 && service.process.isAlive(); i++) {
+                    try {
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(acquire)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"requestId\":\"r" + i + "\"}")).build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        answers.add(Integer.toString(r.statusCode()));
+                        lastSuccessNanos.set(System.nanoTime());
+                    } catch (IOException refused) {
+                        answers.add("closed");
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            client.start();
+            Thread.sleep(500);
+
+            long sigterm = System.nanoTime();
+            service.process.destroy(); // SIGTERM
+            long readyDown = -1;
+            while (service.process.isAlive() && readyDown < 0) {
+                if (status(http, ready) == 503) {
+                    readyDown = System.nanoTime();
+                }
+                Thread.sleep(20);
+            }
+            assertThat(service.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            long exited = System.nanoTime();
+            client.join(10_000);
+
+            long readyDownMs = (readyDown - sigterm) / 1_000_000;
+            long servedAfterSigtermMs = (lastSuccessNanos.get() - sigterm) / 1_000_000;
+            long exitMs = (exited - sigterm) / 1_000_000;
+            System.out.printf("graceful shutdown: readiness DOWN %d ms after SIGTERM, API answered until %d ms, "
+                    + "exit after %d ms with code %d; %d calls, answers %s%n", readyDownMs, servedAfterSigtermMs,
+                    exitMs, service.process.exitValue(), answers.size(),
+                    answers.stream().distinct().toList());
+            assertThat(readyDown).as("readiness turned DOWN while the process was alive").isPositive();
+            assertThat(readyDownMs).isLessThan(1000);
+            assertThat(servedAfterSigtermMs).as("calls are still served during the shutdown delay")
+                    .isGreaterThan(2000);
+            assertThat(answers).as("no call failed with a server error").allMatch(a -> !a.startsWith("5"));
+            assertThat(service.process.exitValue()).as("0, or 143: the JVM exit code after SIGTERM").isIn(0, 143);
+            assertThat(service.output()).doesNotContain("ERROR");
+        } finally {
+            service.process.destroyForcibly();
+            if (embedded != null) {
+                embedded.stop();
+            }
+        }
+    }
+
+    private static int status(HttpClient http, URI uri) {
+        try {
+            return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException | InterruptedException e) {
+            return -1;
         }
     }
 

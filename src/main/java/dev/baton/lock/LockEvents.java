@@ -1,0 +1,27 @@
+package dev.baton.lock;
+
+import java.time.Duration;
+
+/**
+ * Observer of protocol operations, so operations concerns (metrics) stay out of the protocol.
+ * Called once per operation that reached Redis, with the outcome or the failure.
+ */
+public interface LockEvents {
+
+    /** The operations observed, as they are named in metrics. */
+    enum Operation {
+        ACQUIRE, HEARTBEAT, COMPLETE, ABORT, VIEW_LOCK, VIEW_REQUEST;
+
+        public String label() {
+            return name().toLowerCase();
+        }
+    }
+
+    /**
+     * @param outcome the outcome, or null when the operation failed
+     * @param failure the failure (a {@link LockProblem} or a backend failure), or null
+     * @param byHolder for ABORT: whether the holder (with token) aborted, else a waiter withdrew
+     */
+    void completed(Operation operation, Duration took, Outcome outcome, Throwable failure, ScriptStats stats,
+            boolean byHolder);
+}

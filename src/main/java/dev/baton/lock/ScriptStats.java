@@ -1,0 +1,11 @@
+package dev.baton.lock;
+
+/**
+ * What a state-changing script did besides its answer: requests it put back in the queue or
+ * declared DEAD (a holder's lease ran out, or an abort with requeue), how long the request it
+ * activated had waited, and how long the request it completed was held. -1 when not applicable.
+ */
+public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs) {
+
+    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1);
+}
