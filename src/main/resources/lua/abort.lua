@@ -7,9 +7,10 @@
 -- ARGV[5] max attempts
 -- ARGV[6] result retention ms
 -- ARGV[7] idle-key retention ms
+-- ARGV[8] DEAD retention ms
 -- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND (see LuaReplies.java).
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
-local max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now = clock()
 prune(now)
 
@@ -23,7 +24,7 @@ if token ~= '' then
     m.abt = token
     m.by = 'holder'
     if requeue then
-      requeue_or_dead(rid, m, why, now, max_attempts, keep)
+      requeue_or_dead(rid, m, why, now, max_attempts, dead_keep)
     else
       m.why = why
       finish(rid, m, 'ABORTED', now, keep)
@@ -33,6 +34,8 @@ if token ~= '' then
     m = get_meta(rid)
     m.pend = pending
     put_meta(rid, m)
+    -- Released with work waiting: claimable right away.
+    if pending > 0 then stats.index_at = now end
     reply = { 'RELEASED', pending }
   elseif m and m.abt == token then
     reply = { 'RELEASED', m.pend }
@@ -53,5 +56,5 @@ else
   reply = { 'NOT_QUEUED', m.s, tostring(m.a) }
 end
 
-touch(idle)
+touch(idle, now)
 return with_stats(reply)

@@ -8,9 +8,11 @@
 -- ARGV[6] max attempts
 -- ARGV[7] result retention ms
 -- ARGV[8] idle-key retention ms
+-- ARGV[9] DEAD retention ms
 -- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST (see LuaReplies.java).
 local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local dead_keep = tonumber(ARGV[9])
 local now, now_us = clock()
 prune(now)
 
@@ -22,7 +24,7 @@ local function create(state)
 end
 
 local reply
-local l = recover_orphan(now, max_attempts, keep)
+local l = recover_orphan(now, max_attempts, dead_keep)
 local m = get_meta(rid)
 local qlen = redis.call('LLEN', K_QUEUE)
 
@@ -68,5 +70,5 @@ else
   reply = next_reply(read_lock(), hm, head)
 end
 
-touch(idle)
+touch(idle, now)
 return with_stats(reply)

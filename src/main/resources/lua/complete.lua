@@ -47,5 +47,5 @@ else
   reply = { 'LOCK_LOST' }
 end
 
-touch(idle)
+touch(idle, now)
 return with_stats(reply)

@@ -16,15 +16,17 @@
 -- ACTIVE (ms, Redis clock).
 --
 -- State-changing scripts end their reply with with_stats(reply): a last element
--- { requeued, dead, queue wait ms or -1, hold ms or -1 } that feeds the service's metrics. Numbers that can exceed 14 digits are kept as strings because
+-- { requeued, dead, queue wait ms or -1, hold ms or -1, claim index score or -1, dead rid or false }
+-- that feeds the service's metrics and its best-effort cross-lcid indexes (claims, dead letters),
+-- which live in other slots and so cannot be written here. Numbers that can exceed 14 digits are kept as strings because
 -- cjson would round them.
 
 local K_LOCK, K_QUEUE, K_REQS, K_FENCE, K_PURGE = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
-local stats = { requeued = 0, dead = 0, waited = -1, held = -1 }
+local stats = { requeued = 0, dead = 0, waited = -1, held = -1, index_at = -1, dead_rid = false }
 
 local function with_stats(reply)
-  reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held }
+  reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held, stats.index_at, stats.dead_rid }
   return reply
 end
 
@@ -54,7 +56,10 @@ end
 -- Terminal records stay for `keep` ms so retries and late readers still get their answer.
 local function finish(rid, m, state, now, keep)
   if state == 'DONE' and m.at then stats.held = now - tonumber(m.at) end
-  if state == 'DEAD' then stats.dead = stats.dead + 1 end
+  if state == 'DEAD' then
+    stats.dead = stats.dead + 1
+    stats.dead_rid = rid
+  end
   m.s = state
   put_meta(rid, m)
   if state ~= 'DEAD' then redis.call('HDEL', K_REQS, 'p:' .. rid) end
@@ -94,10 +99,11 @@ local function live_lock(now)
 end
 
 -- Back to the head of the queue for another attempt, or DEAD once attempts are used up.
-local function requeue_or_dead(rid, m, reason, now, max_attempts, keep)
+-- DEAD records are kept for dead_keep ms (with their payload) so they can be listed and retried.
+local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
   m.why = reason
   if tonumber(m.a) >= max_attempts then
-    finish(rid, m, 'DEAD', now, keep)
+    finish(rid, m, 'DEAD', now, dead_keep)
     return 'DEAD'
   end
   m.a = tonumber(m.a) + 1
@@ -110,13 +116,13 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, keep)
 end
 
 -- Before any grant: a holder whose lease ran out loses its request back to the queue.
-local function recover_orphan(now, max_attempts, keep)
+local function recover_orphan(now, max_attempts, dead_keep)
   local l = read_lock()
   if not l then return nil end
   if tonumber(l.exp) > now then return l end
   local m = get_meta(l.rid)
   if m and m.s == 'ACTIVE' then
-    requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, keep)
+    requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
   end
   redis.call('DEL', K_LOCK)
   return nil
@@ -125,6 +131,8 @@ end
 local function grant(token, rid, fence, now, lease, caller, via)
   redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', num(fence),
     'exp', num(now + lease), 'lease', lease, 'caller', caller, 'via', via)
+  -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index.
+  if via ~= 'complete' then stats.index_at = now + lease end
 end
 
 -- Makes rid the active request under the lock.
@@ -154,11 +162,14 @@ local function position(rid)
   return idx + 1
 end
 
--- Idle lcids expire; an lcid with a holder or waiting work never does, so nothing acknowledged
--- is silently dropped.
-local function touch(idle)
+-- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
+-- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
+local function touch(idle, now)
   if redis.call('LLEN', K_QUEUE) == 0 and redis.call('EXISTS', K_LOCK) == 0 then
-    for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], idle) end
+    local ttl = idle
+    local last = redis.call('ZRANGE', K_PURGE, -1, -1, 'WITHSCORES')
+    if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
+    for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
   else
     for i = 1, 5 do redis.call('PERSIST', KEYS[i]) end
   end

@@ -80,6 +80,14 @@ public class LockResource {
         return coordinator.viewRequest(rules.lcid(lcid), rules.requestId(requestId));
     }
 
+    /** Queues a DEAD request again (operators, after fixing what killed it). */
+    @POST
+    @Path("requests/{requestId}/retry")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<Response> retry(@RestPath String lcid, @RestPath String requestId) {
+        return answer(coordinator.retry(rules.lcid(lcid), rules.requestId(requestId)));
+    }
+
     private static Uni<Response> answer(Uni<Outcome> outcome) {
         return outcome.map(o -> Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON).build());
     }

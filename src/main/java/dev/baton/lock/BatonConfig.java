@@ -30,6 +30,22 @@ public interface BatonConfig {
     @WithDefault("24h")
     Duration idleRetention();
 
+    /** How long DEAD requests (with their payload) stay listed and retryable. */
+    @WithDefault("7d")
+    Duration deadRetention();
+
+    Claims claims();
+
+    interface Claims {
+        /** How often each instance re-checks due entries of the claim index (and prunes it). */
+        @WithDefault("15s")
+        Duration sweepEvery();
+
+        /** Index entries a claim looks at before answering 204. */
+        @WithDefault("16")
+        int candidates();
+    }
+
     Backend backend();
 
     interface Lease {

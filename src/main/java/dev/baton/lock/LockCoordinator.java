@@ -28,19 +28,22 @@ public class LockCoordinator {
     private final TokenGenerator tokens;
     private final BatonConfig config;
     private final LockEvents events;
+    private final WorkIndex index;
 
-    public LockCoordinator(ScriptRunner scripts, TokenGenerator tokens, BatonConfig config, LockEvents events) {
+    public LockCoordinator(ScriptRunner scripts, TokenGenerator tokens, BatonConfig config, LockEvents events,
+            WorkIndex index) {
         this.scripts = scripts;
         this.tokens = tokens;
         this.config = config;
         this.events = events;
+        this.index = index;
     }
 
     public Uni<Outcome> acquire(String lcid, String requestId, String payloadJson, long leaseMs) {
         return change(Operation.ACQUIRE, false, lcid, requestId, LuaScript.ACQUIRE, List.of(
                 requestId, tokens.newToken(), Long.toString(leaseMs), orNone(payloadJson),
                 Integer.toString(config.queue().maxLength()), Integer.toString(config.maxAttempts()),
-                resultRetentionMs(), idleRetentionMs()));
+                resultRetentionMs(), idleRetentionMs(), deadRetentionMs()));
     }
 
     public Uni<Outcome> heartbeat(String lcid, String token, Long leaseMs) {
@@ -56,7 +59,87 @@ public class LockCoordinator {
     public Uni<Outcome> abort(String lcid, String requestId, String token, boolean requeue, String reason) {
         return change(Operation.ABORT, token != null, lcid, requestId, LuaScript.ABORT, List.of(
                 requestId, orNone(token), requeue ? "1" : "0", orNone(reason),
-                Integer.toString(config.maxAttempts()), resultRetentionMs(), idleRetentionMs()));
+                Integer.toString(config.maxAttempts()), resultRetentionMs(), idleRetentionMs(), deadRetentionMs()));
+    }
+
+    /** Queues a DEAD request again, with a fresh attempt budget. */
+    public Uni<Outcome> retry(String lcid, String requestId) {
+        return change(Operation.RETRY, false, lcid, requestId, LuaScript.RETRY, List.of(
+                requestId, Integer.toString(config.queue().maxLength()), idleRetentionMs()))
+                .call(outcome -> index.forgetDead(lcid, requestId).onFailure().recoverWithNull());
+    }
+
+    /**
+     * Orphaned work of any lcid: the lock of an lcid whose requests wait with no live holder, as
+     * NEXT, or nothing. Walks the due entries of the claim index, checking each against the
+     * lcid's own keys; entries that were stale are re-scored or dropped on the way.
+     */
+    public Uni<java.util.Optional<Outcome>> claim(long leaseMs) {
+        return index.dueClaims(config.claims().candidates())
+                .chain(candidates -> claimFirst(candidates, 0, leaseMs));
+    }
+
+    private Uni<java.util.Optional<Outcome>> claimFirst(List<WorkIndex.Entry> candidates, int i, long leaseMs) {
+        if (i >= candidates.size()) {
+            return Uni.createFrom().item(java.util.Optional.empty());
+        }
+        WorkIndex.Entry candidate = candidates.get(i);
+        String lcid = candidate.member();
+        return observed(Operation.CLAIM, true, LuaScript.CLAIM, lcid, List.of("grant", tokens.newToken(),
+                Long.toString(leaseMs), Integer.toString(config.maxAttempts()), idleRetentionMs(), deadRetentionMs()),
+                reply -> ScriptReplies.claim(lcid, reply))
+                .chain(answer -> {
+                    if (answer instanceof ClaimAnswer.Claimed claimed) {
+                        return Uni.createFrom().item(java.util.Optional.<Outcome>of(claimed.next()));
+                    }
+                    return tidy(candidate, answer).chain(() -> claimFirst(candidates, i + 1, leaseMs));
+                });
+    }
+
+    /** Looks at due claim-index entries without taking work: keeps the index small and current. */
+    public Uni<Integer> sweepClaimIndex(int limit) {
+        return index.dueClaims(limit).chain(entries -> {
+            List<Uni<Void>> checks = new java.util.ArrayList<>();
+            for (WorkIndex.Entry entry : entries) {
+                checks.add(scripts.run(LuaScript.CLAIM, LockKeys.of(entry.member()), List.of("inspect", NONE, "0",
+                        "0", "0", "0"))
+                        .map(reply -> ScriptReplies.claim(entry.member(), reply))
+                        .chain(answer -> tidy(entry, answer)));
+            }
+            return checks.isEmpty() ? Uni.createFrom().item(0)
+                    : Uni.join().all(checks).andCollectFailures().map(done -> entries.size());
+        }).call(() -> index.dropDeadBefore(System.currentTimeMillis() - config.deadRetention().toMillis()));
+    }
+
+    private Uni<Void> tidy(WorkIndex.Entry entry, ClaimAnswer answer) {
+        if (answer instanceof ClaimAnswer.Busy busy) {
+            return index.rescore(entry.member(), busy.leaseEndsAt());
+        }
+        if (answer instanceof ClaimAnswer.Idle) {
+            return index.removeClaimIfUnchanged(entry);
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    /** The newest DEAD requests, each checked against its lcid; stale index entries are dropped. */
+    public Uni<List<DeadLetter>> deadLetters(int limit) {
+        return index.newestDead(limit).chain(entries -> {
+            if (entries.isEmpty()) {
+                return Uni.createFrom().item(List.<DeadLetter>of());
+            }
+            List<Uni<DeadLetter>> reads = new java.util.ArrayList<>();
+            for (WorkIndex.Entry entry : entries) {
+                int space = entry.member().indexOf(' ');
+                String lcid = entry.member().substring(0, space);
+                String requestId = entry.member().substring(space + 1);
+                reads.add(scripts.run(LuaScript.VIEW_DEAD, LockKeys.of(lcid), List.of(requestId))
+                        .map(reply -> ScriptReplies.deadLetter(lcid, requestId, entry.score(), reply))
+                        .call(letter -> letter == null ? index.removeDeadIfUnchanged(entry)
+                                : Uni.createFrom().voidItem()));
+            }
+            return Uni.join().all(reads).andFailFast()
+                    .map(letters -> letters.stream().filter(java.util.Objects::nonNull).toList());
+        });
     }
 
     public Uni<LockView> viewLock(String lcid) {
@@ -85,6 +168,7 @@ public class LockCoordinator {
                     .invoke(reply -> {
                         if (script.changesState()) {
                             stats.set(ScriptReplies.stats(reply));
+                            index.record(lcid, stats.get());
                         }
                     })
                     .map(parse)
@@ -98,9 +182,13 @@ public class LockCoordinator {
         return Long.toString(config.resultRetention().toMillis());
     }
 
-    /** Idle keys must outlive the results kept in them. */
+    /** The scripts keep an idle lcid at least until its last kept record is due (lua/lib.lua touch). */
     private String idleRetentionMs() {
-        return Long.toString(Math.max(config.idleRetention().toMillis(), config.resultRetention().toMillis()));
+        return Long.toString(config.idleRetention().toMillis());
+    }
+
+    private String deadRetentionMs() {
+        return Long.toString(config.deadRetention().toMillis());
     }
 
     private static String orNone(String value) {

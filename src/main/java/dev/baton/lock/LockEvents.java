@@ -10,7 +10,7 @@ public interface LockEvents {
 
     /** The operations observed, as they are named in metrics. */
     enum Operation {
-        ACQUIRE, HEARTBEAT, COMPLETE, ABORT, VIEW_LOCK, VIEW_REQUEST;
+        ACQUIRE, HEARTBEAT, COMPLETE, ABORT, CLAIM, RETRY, VIEW_LOCK, VIEW_REQUEST;
 
         public String label() {
             return name().toLowerCase();

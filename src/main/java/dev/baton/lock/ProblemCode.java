@@ -11,6 +11,7 @@ public enum ProblemCode {
     LOCK_LOST(409, "Lock lost"),
     DUPLICATE_REQUEST(409, "Duplicate request"),
     NOT_QUEUED(409, "Request is not queued"),
+    NOT_DEAD(409, "Request is not dead"),
     PAYLOAD_TOO_LARGE(413, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
     QUEUE_FULL(429, "Queue full"),

@@ -20,6 +20,7 @@ public class RequestRules {
     private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
     private static final int MAX_REASON_CHARS = 1024;
+    private static final int MAX_LIMIT = 1000;
 
     private final BatonConfig config;
     private final ObjectMapper mapper;
@@ -63,6 +64,19 @@ public class RequestRules {
     /** Heartbeat keeps the lease the lock was granted with unless a new one is given. */
     public Long optionalLeaseMs(Long leaseMs) {
         return leaseMs == null ? null : leaseMs(leaseMs);
+    }
+
+    /** A listing size: 1 to 1000. */
+    public int limit(String limit) {
+        try {
+            int value = Integer.parseInt(limit);
+            if (value >= 1 && value <= MAX_LIMIT) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw LockProblem.invalid("limit", "limit must be an integer from 1 to " + MAX_LIMIT);
     }
 
     public String reason(String reason) {

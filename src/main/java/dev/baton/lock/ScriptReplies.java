@@ -34,12 +34,12 @@ final class ScriptReplies {
 
     /** The statistics tail of a state-changing script's reply (see lua/lib.lua with_stats). */
     static ScriptStats stats(Response reply) {
-        Response tail = reply.size() == 0 ? null : reply.get(reply.size() - 1);
-        if (tail == null || tail.size() != 4 || reply.size() < 2) {
+        Response tail = reply.size() < 2 ? null : reply.get(reply.size() - 1);
+        if (tail == null || tail.type() != io.vertx.redis.client.ResponseType.MULTI || tail.size() < 5) {
             return ScriptStats.NONE;
         }
         return new ScriptStats(tail.get(0).toInteger(), tail.get(1).toInteger(), tail.get(2).toLong(),
-                tail.get(3).toLong());
+                tail.get(3).toLong(), tail.get(4).toLong(), text(tail, 5));
     }
 
     static LockView lockView(String lcid, Response reply) {
@@ -58,6 +58,32 @@ final class ScriptReplies {
         return new RequestView(lcid, requestId, RequestState.valueOf(text(reply, 1)),
                 position == null ? null : Integer.valueOf(position), (int) number(reply, 2),
                 fence == null ? null : Long.valueOf(fence), text(reply, 5), text(reply, 6));
+    }
+
+    /** What the claim script found on one lcid. */
+    static ClaimAnswer claim(String lcid, Response reply) {
+        String tag = text(reply, 0);
+        switch (tag) {
+            case "NEXT":
+                return new ClaimAnswer.Claimed((Outcome.Next) outcome(lcid, null, reply));
+            case "BUSY":
+                return new ClaimAnswer.Busy(number(reply, 1));
+            case "CLAIMABLE":
+                return new ClaimAnswer.Claimable();
+            case "IDLE":
+                return new ClaimAnswer.Idle();
+            default:
+                throw new IllegalStateException("unexpected claim reply " + tag);
+        }
+    }
+
+    /** One DEAD request with its payload, or null when it is no longer DEAD. */
+    static DeadLetter deadLetter(String lcid, String requestId, long diedAt, Response reply) {
+        if (!"DEAD".equals(text(reply, 0))) {
+            return null;
+        }
+        return new DeadLetter(lcid, requestId, (int) number(reply, 1), text(reply, 2), text(reply, 3),
+                java.time.Instant.ofEpochMilli(diedAt));
     }
 
     private static LockProblem problem(String tag, String lcid, String requestId, Response reply) {
@@ -79,6 +105,10 @@ final class ScriptReplies {
                         text(reply, 1), (int) number(reply, 2), null);
             case "NOT_FOUND":
                 return LockProblem.of(ProblemCode.NOT_FOUND, "no request " + requestId + " on " + lcid);
+            case "NOT_DEAD":
+                return LockProblem.aboutRequest(ProblemCode.NOT_DEAD,
+                        "request " + requestId + " on " + lcid + " is " + text(reply, 1) + ", only DEAD ones are retried",
+                        text(reply, 1), (int) number(reply, 2), null);
             default:
                 throw new IllegalStateException("unexpected script reply " + tag);
         }

@@ -2,8 +2,10 @@ package dev.baton.ops;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 
 import redis.embedded.RedisServer;
+import redis.embedded.core.RedisServerBuilder;
 
 /**
  * The redis-server binary bundled in embedded-redis, on a free loopback port, without
@@ -20,13 +22,24 @@ public final class EmbeddedRedis {
     }
 
     public static EmbeddedRedis start() throws IOException {
-        int port = freePort();
-        RedisServer server = RedisServer.newRedisServer()
+        return start(freePort(), null);
+    }
+
+    /**
+     * On a given port; with {@code aofDir}, persistent: AOF with fsync on every write, so a
+     * restart on the same port and folder finds every acknowledged change.
+     */
+    public static EmbeddedRedis start(int port, Path aofDir) throws IOException {
+        RedisServerBuilder builder = RedisServer.newRedisServer()
                 .port(port)
                 .setting("bind 127.0.0.1")
-                .setting("save \"\"")
-                .setting("appendonly no")
-                .build();
+                .setting("save \"\"");
+        if (aofDir == null) {
+            builder.setting("appendonly no");
+        } else {
+            builder.setting("appendonly yes").setting("appendfsync always").setting("dir " + aofDir.toAbsolutePath());
+        }
+        RedisServer server = builder.build();
         server.start();
         return new EmbeddedRedis(server, port);
     }

@@ -14,24 +14,30 @@ import java.util.HexFormat;
  * combined text.
  */
 public enum LuaScript {
-    ACQUIRE("acquire", true),
-    COMPLETE("complete", true),
-    HEARTBEAT("heartbeat", true),
-    ABORT("abort", true),
-    VIEW_LOCK("view_lock", false),
-    VIEW_REQUEST("view_request", false);
+    ACQUIRE("acquire", true, true),
+    COMPLETE("complete", true, true),
+    HEARTBEAT("heartbeat", true, true),
+    ABORT("abort", true, true),
+    CLAIM("claim", true, true),
+    RETRY("retry", true, true),
+    VIEW_LOCK("view_lock", false, true),
+    VIEW_REQUEST("view_request", false, true),
+    VIEW_DEAD("view_dead", false, true),
+    /** Index scripts run on one cross-lcid index key, without the lcid prelude. */
+    INDEX_DUE("index_due", false, false),
+    INDEX_REMOVE_IF("index_remove_if", false, false);
 
     private final String source;
     private final String sha1;
     private final boolean changesState;
 
-    LuaScript(String name, boolean changesState) {
+    LuaScript(String name, boolean changesState, boolean onLcidKeys) {
         this.changesState = changesState;
-        this.source = read("lib") + "\n" + read(name);
+        this.source = onLcidKeys ? read("lib") + "\n" + read(name) : read(name);
         this.sha1 = sha1(source);
     }
 
-    /** State-changing scripts end their reply with a statistics tail (lua/lib.lua with_stats). */
+    /** State-changing scripts end their reply with a statistics tail (lua/lib.lua with_stats), except CLAIM in inspect mode. */
     public boolean changesState() {
         return changesState;
     }

@@ -25,9 +25,12 @@ public class ScriptRunner {
 
     private static final Logger LOG = Logger.getLogger(ScriptRunner.class);
 
-    /** Error replies that mean "Redis cannot serve right now", not "the script is wrong". */
-    private static final Set<String> TRANSIENT_ERRORS = Set.of(
-            "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "OOM", "NOREPLICAS", "MISCONF");
+    /**
+     * Error replies that mean "the script or command is wrong": a bug, answered 500. Every other
+     * error (LOADING, BUSY, READONLY, OOM, CLUSTERDOWN, the client's CONNECTION_CLOSED, ...) means
+     * "Redis cannot serve right now", answered 503 so that clients retry.
+     */
+    private static final Set<String> BUG_ERRORS = Set.of("ERR", "WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS");
 
     private final Redis redis;
     private final Duration timeout;
@@ -38,12 +41,28 @@ public class ScriptRunner {
     }
 
     public Uni<Response> run(LuaScript script, LockKeys keys, List<String> args) {
-        return send(request(Command.EVALSHA, script.sha1(), keys, args))
+        return run(script, keys.asList(), args);
+    }
+
+    public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
+        return guarded(send(request(Command.EVALSHA, script.sha1(), keys, args))
                 .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
                     LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
                     return send(request(Command.EVAL, script.source(), keys, args));
-                })
-                .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
+                }));
+    }
+
+    /** A plain command, with the same timeout and failure translation as the scripts. */
+    public Uni<Response> call(Command command, String... args) {
+        Request request = Request.cmd(command);
+        for (String arg : args) {
+            request.arg(arg);
+        }
+        return guarded(send(request));
+    }
+
+    private <T> Uni<T> guarded(Uni<T> call) {
+        return call.ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
                 .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
     }
@@ -58,7 +77,7 @@ public class ScriptRunner {
         for (LuaScript script : all) {
             exists.arg(script.sha1());
         }
-        return send(exists)
+        return guarded(send(exists)
                 .chain(reply -> {
                     List<Uni<Response>> loads = new java.util.ArrayList<>();
                     for (int i = 0; i < all.length; i++) {
@@ -68,20 +87,16 @@ public class ScriptRunner {
                     }
                     return loads.isEmpty() ? Uni.createFrom().item(all.length)
                             : Uni.join().all(loads).andFailFast().map(done -> all.length);
-                })
-                .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
-                        "Redis did not answer within " + timeout.toMillis() + " ms", null))
-                .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
+                }));
     }
 
     private Uni<Response> send(Request request) {
         return redis.send(request);
     }
 
-    private static Request request(Command command, String scriptOrSha, LockKeys keys, List<String> args) {
-        List<String> keyList = keys.asList();
-        Request request = Request.cmd(command).arg(scriptOrSha).arg(keyList.size());
-        keyList.forEach(request::arg);
+    private static Request request(Command command, String scriptOrSha, List<String> keys, List<String> args) {
+        Request request = Request.cmd(command).arg(scriptOrSha).arg(keys.size());
+        keys.forEach(request::arg);
         args.forEach(request::arg);
         return request;
     }
@@ -103,7 +118,8 @@ public class ScriptRunner {
         }
         String message = t.getMessage() == null ? "" : t.getMessage();
         int space = message.indexOf(' ');
-        return TRANSIENT_ERRORS.contains(space < 0 ? message : message.substring(0, space));
+        String kind = space < 0 ? message : message.substring(0, space);
+        return !BUG_ERRORS.contains(kind) || message.startsWith("ERR max number of clients");
     }
 
     private static Throwable unavailable(Throwable t) {

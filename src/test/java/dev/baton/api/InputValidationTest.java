@@ -72,7 +72,7 @@ class InputValidationTest {
                 .body("field", equalTo(field))
                 .body("detail", not(containsString("Exception")));
 
-        assertThat(redis.key().keys("baton:{" + lcid + "}*")).isEmpty();
+        assertThat(redis.key().exists(dev.baton.redis.LockKeys.of(lcid).asList().toArray(String[]::new))).isZero();
     }
 
     @ParameterizedTest(name = "lcid {0} -> 400")

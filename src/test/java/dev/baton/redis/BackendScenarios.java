@@ -32,5 +32,6 @@ abstract class BackendScenarios {
                 .header("Retry-After", "1")
                 .body("code", equalTo("BACKEND_UNAVAILABLE"));
         assertThat(tookMs).as("503 answered after %d ms", tookMs).isLessThan(WITHIN_MS);
+        System.out.printf("backend unavailable: 503 in %d ms%n", tookMs);
     }
 }

@@ -24,6 +24,8 @@ class ScriptReloadTest {
 
     @Test
     void given_the_server_forgot_its_scripts_when_a_client_acquires_then_the_script_is_reloaded_and_it_works() {
+        // SCRIPT FLUSH reaches one node of a cluster; there NOSCRIPT is covered by every first call per node.
+        org.junit.jupiter.api.Assumptions.assumeFalse(RedisTestResource.clusterMode());
         redis.execute("SCRIPT", "FLUSH");
         assertThat(redis.execute("SCRIPT", "EXISTS", LuaScript.ACQUIRE.sha1()).get(0).toInteger()).isZero();
 

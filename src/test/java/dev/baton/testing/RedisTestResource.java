@@ -2,7 +2,9 @@ package dev.baton.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import dev.baton.ops.EmbeddedRedis;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -15,8 +17,15 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
 
     public static final String EXTERNAL_URL_ENV = "BATON_TEST_REDIS_URL";
+    /** Set to true to run against a local 3-master Redis Cluster (client type cluster). */
+    public static final String CLUSTER_ENV = "BATON_TEST_REDIS_CLUSTER";
 
     private EmbeddedRedis embedded;
+    private redis.embedded.RedisShardedCluster cluster;
+
+    public static boolean clusterMode() {
+        return Boolean.parseBoolean(System.getenv(CLUSTER_ENV));
+    }
 
     /** The Redis the tests use: the external one when configured, else a fresh embedded one. */
     public static String externalUrl() {
@@ -26,6 +35,9 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
+        if (clusterMode()) {
+            return startCluster();
+        }
         if (externalUrl() != null) {
             return Map.of("quarkus.redis.hosts", externalUrl());
         }
@@ -37,8 +49,33 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
         }
     }
 
+    /** Three masters, no replicas, slots split evenly: the smallest real Redis Cluster. */
+    private Map<String, String> startCluster() {
+        try {
+            List<Integer> ports = List.of(EmbeddedRedis.freePort(), EmbeddedRedis.freePort(), EmbeddedRedis.freePort());
+            cluster = redis.embedded.RedisShardedCluster.newRedisCluster()
+                    .serverPorts(ports) // before the shards, which take their ports from it
+                    .shard("master1", 0).shard("master2", 0).shard("master3", 0)
+                    .initializationTimeout(java.time.Duration.ofSeconds(20))
+                    .build();
+            cluster.start();
+            String hosts = ports.stream().map(p -> "redis://127.0.0.1:" + p).collect(Collectors.joining(","));
+            return Map.of("quarkus.redis.hosts", hosts, "quarkus.redis.client-type", "cluster",
+                    "quarkus.redis.replicas", "never");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Override
     public void stop() {
+        if (cluster != null) {
+            try {
+                cluster.stop();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         if (embedded != null) {
             try {
                 embedded.stop();

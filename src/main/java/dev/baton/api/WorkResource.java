@@ -1,0 +1,48 @@
+package dev.baton.api;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.resteasy.reactive.RestQuery;
+
+import dev.baton.lock.LockCoordinator;
+import dev.baton.lock.RequestRules;
+import io.smallrye.mutiny.Uni;
+
+/** Work across lcids: orphan rescue for workers, and the dead letters for operators. */
+@Path("/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class WorkResource {
+
+    private final LockCoordinator coordinator;
+    private final RequestRules rules;
+
+    public WorkResource(LockCoordinator coordinator, RequestRules rules) {
+        this.coordinator = coordinator;
+        this.rules = rules;
+    }
+
+    /** NEXT on some lcid whose requests wait with no live holder, or 204 when there is none. */
+    @POST
+    @Path("claims")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> claim(ClaimBody body) {
+        long leaseMs = rules.leaseMs(body == null ? null : body.leaseMs());
+        return coordinator.claim(leaseMs).map(next -> next
+                .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
+                .orElseGet(() -> Response.noContent().build()));
+    }
+
+    @GET
+    @Path("dead-letters")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<DeadLetterList> deadLetters(@RestQuery @DefaultValue("50") String limit) {
+        return coordinator.deadLetters(rules.limit(limit)).map(DeadLetterList::of);
+    }
+}

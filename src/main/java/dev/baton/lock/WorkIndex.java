@@ -1,0 +1,108 @@
+package dev.baton.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import dev.baton.redis.LuaScript;
+import dev.baton.redis.ScriptRunner;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Response;
+
+/**
+ * Two cross-lcid indexes, each one sorted set in its own slot: lcids that may need rescue
+ * ({@code baton:claimable}, scored by when to look) and DEAD requests ({@code baton:dead}, scored
+ * by when they died). They are hints written after the lcid's script, never the truth: every
+ * use checks the lcid's own keys, and an entry is only dropped if nobody re-scored it meanwhile.
+ */
+@ApplicationScoped
+public class WorkIndex {
+
+    static final String CLAIMABLE = "baton:claimable";
+    static final String DEAD = "baton:dead";
+    private static final Logger LOG = Logger.getLogger(WorkIndex.class);
+
+    /** One index entry as read. */
+    record Entry(String member, long score) {
+    }
+
+    private final ScriptRunner redis;
+
+    public WorkIndex(ScriptRunner redis) {
+        this.redis = redis;
+    }
+
+    /** Writes the hints a script asked for; a failure only costs a later rescue, so it is logged. */
+    void record(String lcid, ScriptStats stats) {
+        if (stats.claimIndexAt() >= 0) {
+            fireAndForget(redis.call(Command.ZADD, CLAIMABLE, Long.toString(stats.claimIndexAt()), lcid), lcid);
+        }
+        if (stats.deadRequestId() != null) {
+            fireAndForget(redis.call(Command.ZADD, DEAD, Long.toString(System.currentTimeMillis()),
+                    deadMember(lcid, stats.deadRequestId())), lcid);
+        }
+    }
+
+    Uni<List<Entry>> dueClaims(int limit) {
+        return redis.run(LuaScript.INDEX_DUE, List.of(CLAIMABLE), List.of(Integer.toString(limit)))
+                .map(WorkIndex::entries);
+    }
+
+    Uni<Void> rescore(String lcid, long score) {
+        return redis.call(Command.ZADD, CLAIMABLE, "XX", Long.toString(score), lcid).replaceWithVoid();
+    }
+
+    Uni<Void> removeClaimIfUnchanged(Entry entry) {
+        return removeIfUnchanged(CLAIMABLE, entry);
+    }
+
+    Uni<List<Entry>> newestDead(int limit) {
+        return redis.call(Command.ZREVRANGE, DEAD, "0", Integer.toString(limit - 1), "WITHSCORES")
+                .map(WorkIndex::entries);
+    }
+
+    Uni<Void> removeDeadIfUnchanged(Entry entry) {
+        return removeIfUnchanged(DEAD, entry);
+    }
+
+    Uni<Void> forgetDead(String lcid, String requestId) {
+        return redis.call(Command.ZREM, DEAD, deadMember(lcid, requestId)).replaceWithVoid();
+    }
+
+    Uni<Void> dropDeadBefore(long epochMs) {
+        return redis.call(Command.ZREMRANGEBYSCORE, DEAD, "-inf", "(" + epochMs).replaceWithVoid();
+    }
+
+    /** lcids and requestIds never contain a space. */
+    static String deadMember(String lcid, String requestId) {
+        return lcid + " " + requestId;
+    }
+
+    private Uni<Void> removeIfUnchanged(String index, Entry entry) {
+        return redis.run(LuaScript.INDEX_REMOVE_IF, List.of(index), List.of(entry.member(), Long.toString(entry.score())))
+                .replaceWithVoid();
+    }
+
+    private static List<Entry> entries(Response flat) {
+        List<Entry> entries = new ArrayList<>();
+        // RESP2 answers WITHSCORES flat (member, score, ...); RESP3 as pairs.
+        for (int i = 0; i < flat.size(); i++) {
+            Response item = flat.get(i);
+            if (item.type() == io.vertx.redis.client.ResponseType.MULTI) {
+                entries.add(new Entry(item.get(0).toString(), (long) Double.parseDouble(item.get(1).toString())));
+            } else {
+                entries.add(new Entry(item.toString(), (long) Double.parseDouble(flat.get(++i).toString())));
+            }
+        }
+        return entries;
+    }
+
+    private static void fireAndForget(Uni<Response> write, String lcid) {
+        write.subscribe().with(ok -> { }, failure -> LOG.warnf("index hint for %s not written: %s", lcid,
+                failure.getMessage()));
+    }
+}

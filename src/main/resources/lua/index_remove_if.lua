@@ -1,0 +1,11 @@
+-- index_remove_if: drop an index entry only if nobody re-scored it since it was read, so a hint
+-- written meanwhile by a new grant is never lost.
+-- KEYS[1] the index (zset)
+-- ARGV[1] member
+-- ARGV[2] the score it had when read
+-- Returns 1 if removed, else 0.
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0

@@ -1,0 +1,37 @@
+-- retry: queue a DEAD request again, with a fresh attempt budget, at the tail of its lcid's queue.
+-- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- ARGV[1] requestId
+-- ARGV[2] queue bound
+-- ARGV[3] idle-key retention ms
+-- Returns QUEUED | QUEUE_FULL | NOT_DEAD | NOT_FOUND (see LuaReplies.java).
+local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = clock()
+prune(now)
+
+local reply
+local m = get_meta(rid)
+if not m then
+  reply = { 'NOT_FOUND' }
+elseif m.s ~= 'DEAD' then
+  reply = { 'NOT_DEAD', m.s, tostring(m.a) }
+else
+  local qlen = redis.call('LLEN', K_QUEUE)
+  if qlen >= qmax then
+    reply = { 'QUEUE_FULL', qlen }
+  else
+    m.s = 'QUEUED'
+    m.a = 1
+    m.why = 'retried after: ' .. (m.why or 'unknown')
+    m.qt = num(now)
+    put_meta(rid, m)
+    redis.call('ZREM', K_PURGE, rid)
+    qlen = redis.call('RPUSH', K_QUEUE, rid)
+    local l = live_lock(now)
+    -- No live holder to hand it to: make it claimable.
+    stats.index_at = l and tonumber(l.exp) or now
+    reply = { 'QUEUED', qlen, qlen }
+  end
+end
+
+touch(idle, now)
+return with_stats(reply)

@@ -1,0 +1,8 @@
+-- view_dead: one DEAD request with its payload, for the dead-letter listing. Changes nothing.
+-- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- ARGV[1] requestId
+-- Returns { 'DEAD', attempts, reason or false, payload or false } | { 'GONE' } (retried, or dropped).
+local rid = ARGV[1]
+local m = get_meta(rid)
+if not m or m.s ~= 'DEAD' then return { 'GONE' } end
+return { 'DEAD', tostring(m.a), m.why or false, get_payload(rid) or false }

@@ -1,0 +1,112 @@
+package dev.baton.lock;
+
+import static dev.baton.testing.Api.abort;
+import static dev.baton.testing.Api.acquire;
+import static dev.baton.testing.Api.client;
+import static dev.baton.testing.Api.complete;
+import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.lock;
+import static dev.baton.testing.Api.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.RedisTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+
+/**
+ * Workers that only call POST /v1/claims rescue lcids nobody acquires any more. Orphans left by
+ * other test classes may be claimed too: these workers process whatever they are given.
+ */
+@QuarkusTest
+@WithTestResource(RedisTestResource.class)
+class ClaimsScenariosTest {
+
+    private static Response claim() {
+        return client().body(fields("leaseMs", 10000)).post("/v1/claims");
+    }
+
+    /** A worker: claim, run the holder loop on the claimed lcid, until there is nothing to claim. */
+    private static List<String> drainAsWorker() {
+        List<String> processed = new ArrayList<>();
+        for (int claims = 0; claims < 500; claims++) {
+            Response claimed = claim();
+            if (claimed.statusCode() == 204) {
+                return processed;
+            }
+            JsonPath r = claimed.then().statusCode(200).body("status", equalTo("NEXT")).extract().jsonPath();
+            String lcid = r.getString("lcid");
+            while (r.getString("status").equals("NEXT")) {
+                String requestId = r.getString("request.requestId");
+                processed.add(lcid + "/" + requestId + "#" + r.getInt("request.attempt"));
+                r = complete(lcid, r.getString("token"), requestId).then().statusCode(200).extract().jsonPath();
+            }
+        }
+        throw new AssertionError("claims never ran dry");
+    }
+
+    @Test
+    void given_a_dead_holder_with_three_queued_and_no_new_traffic_when_workers_only_claim_then_all_run_in_order()
+            throws InterruptedException {
+        String lcid = unique("order");
+        acquire(lcid, fields("requestId", "in-flight", "leaseMs", 500)).then().statusCode(200);
+        for (int i = 1; i <= 3; i++) {
+            acquire(lcid, fields("requestId", "q" + i, "payload", Map.of("n", i))).then().statusCode(202);
+        }
+        Thread.sleep(800); // the holder died: its lease ran out, and nobody acquires this lcid again
+
+        List<String> processed = drainAsWorker();
+
+        assertThat(processed.stream().filter(p -> p.startsWith(lcid + "/")).toList())
+                .containsExactly(lcid + "/in-flight#2", lcid + "/q1#1", lcid + "/q2#1", lcid + "/q3#1");
+        assertThat(lock(lcid).getBoolean("held")).isFalse();
+        assertThat(lock(lcid).getInt("queueLength")).isZero();
+        claim().then().statusCode(204);
+    }
+
+    @Test
+    void given_a_holder_that_aborted_with_requests_waiting_when_a_worker_claims_then_it_gets_them_at_once() {
+        String lcid = unique("order");
+        String token = acquire(lcid, "first").then().extract().path("token");
+        acquire(lcid, "waiting").then().statusCode(202);
+        abort(lcid, fields("requestId", "first", "token", token)).then().body("pending", equalTo(1));
+
+        List<String> processed = drainAsWorker();
+
+        assertThat(processed).contains(lcid + "/waiting#1");
+    }
+
+    @Test
+    void given_a_live_holder_when_workers_claim_then_its_lcid_is_never_handed_out() {
+        String lcid = unique("order");
+        String token = acquire(lcid, fields("requestId", "busy", "leaseMs", 30000)).then().extract().path("token");
+        acquire(lcid, "behind").then().statusCode(202);
+
+        List<String> processed = drainAsWorker();
+
+        assertThat(processed).noneMatch(p -> p.startsWith(lcid + "/"));
+        assertThat(lock(lcid).getString("activeRequestId")).isEqualTo("busy");
+        complete(lcid, token, "busy").then().body("request.requestId", equalTo("behind"));
+    }
+
+    @Test
+    void given_nothing_orphaned_when_claiming_then_204() {
+        drainAsWorker();
+        claim().then().statusCode(204);
+        client().post("/v1/claims").then().statusCode(204); // the body is optional
+    }
+
+    @Test
+    void given_a_bad_lease_when_claiming_then_400() {
+        client().body(fields("leaseMs", 1)).post("/v1/claims").then().statusCode(400)
+                .body("field", equalTo("leaseMs"));
+    }
+}
