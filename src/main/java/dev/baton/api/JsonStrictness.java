@@ -2,6 +2,7 @@ package dev.baton.api;
 
 import jakarta.inject.Singleton;
 
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
@@ -12,13 +13,23 @@ import io.quarkus.jackson.ObjectMapperCustomizer;
 
 /**
  * Clients in other languages must learn about a wrong type instead of having it silently
- * coerced: {@code "leaseMs": 1.5} or {@code "requestId": 7} is a 400, not a guess.
+ * coerced: {@code "leaseMs": 1.5} or {@code "requestId": 7} is a 400, not a guess. Hostile
+ * bodies (deep nesting, huge numbers or strings) are cut off by the parser's limits.
  */
 @Singleton
 public class JsonStrictness implements ObjectMapperCustomizer {
 
+    /** Far above what a lock request needs, far below what could hurt the service. */
+    static final StreamReadConstraints LIMITS = StreamReadConstraints.builder()
+            .maxNestingDepth(64)
+            .maxNumberLength(64)
+            .maxStringLength(256 * 1024)
+            .maxNameLength(1024)
+            .build();
+
     @Override
     public void customize(ObjectMapper mapper) {
+        mapper.getFactory().setStreamReadConstraints(LIMITS);
         mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);

@@ -15,9 +15,14 @@ import dev.baton.lock.LockView;
 import dev.baton.lock.Outcome;
 import dev.baton.lock.RequestRules;
 import dev.baton.lock.RequestView;
+import dev.baton.security.Callers;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 
-/** Protocol v1 over HTTP: validates input, runs one coordinator operation, answers its outcome. */
+/**
+ * Protocol v1 over HTTP: resolves the caller's tenant, validates input, runs one coordinator
+ * operation, answers its outcome.
+ */
 @Path("/v1/locks/{lcid}")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -25,59 +30,70 @@ public class LockResource {
 
     private final LockCoordinator coordinator;
     private final RequestRules rules;
+    private final Callers callers;
+    private final SecurityIdentity identity;
 
-    public LockResource(LockCoordinator coordinator, RequestRules rules) {
+    public LockResource(LockCoordinator coordinator, RequestRules rules, Callers callers, SecurityIdentity identity) {
         this.coordinator = coordinator;
         this.rules = rules;
+        this.callers = callers;
+        this.identity = identity;
     }
 
     @POST
     @Path("acquire")
     public Uni<Response> acquire(@RestPath String lcid, AcquireBody body) {
+        String tenant = callers.of(identity).tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.acquire(id, rules.requestId(body.requestId()),
+        return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
                 rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs())));
     }
 
     @POST
     @Path("heartbeat")
     public Uni<Response> heartbeat(@RestPath String lcid, HeartbeatBody body) {
+        String tenant = callers.of(identity).tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.heartbeat(id, rules.token(body.token()), rules.optionalLeaseMs(body.leaseMs())));
+        return answer(coordinator.heartbeat(tenant, id, rules.token(body.token()),
+                rules.optionalLeaseMs(body.leaseMs())));
     }
 
     @POST
     @Path("complete")
     public Uni<Response> complete(@RestPath String lcid, CompleteBody body) {
+        String tenant = callers.of(identity).tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.complete(id, rules.token(body.token()), rules.requestId(body.requestId()),
+        return answer(coordinator.complete(tenant, id, rules.token(body.token()), rules.requestId(body.requestId()),
                 rules.json("result", body.result())));
     }
 
     @POST
     @Path("abort")
     public Uni<Response> abort(@RestPath String lcid, AbortBody body) {
+        String tenant = callers.of(identity).tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
         String token = body.token() == null ? null : rules.token(body.token());
-        return answer(coordinator.abort(id, rules.requestId(body.requestId()), token,
+        return answer(coordinator.abort(tenant, id, rules.requestId(body.requestId()), token,
                 Boolean.TRUE.equals(body.requeue()), rules.reason(body.reason())));
     }
 
     @GET
     @Consumes(MediaType.WILDCARD)
     public Uni<LockView> lock(@RestPath String lcid) {
-        return coordinator.viewLock(rules.lcid(lcid));
+        String tenant = callers.of(identity).tenant();
+        return coordinator.viewLock(tenant, rules.lcid(lcid));
     }
 
     @GET
     @Path("requests/{requestId}")
     @Consumes(MediaType.WILDCARD)
     public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId) {
-        return coordinator.viewRequest(rules.lcid(lcid), rules.requestId(requestId));
+        String tenant = callers.of(identity).tenant();
+        return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId));
     }
 
     /** Queues a DEAD request again (operators, after fixing what killed it). */
@@ -85,7 +101,8 @@ public class LockResource {
     @Path("requests/{requestId}/retry")
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> retry(@RestPath String lcid, @RestPath String requestId) {
-        return answer(coordinator.retry(rules.lcid(lcid), rules.requestId(requestId)));
+        String tenant = callers.admin(identity).tenant();
+        return answer(coordinator.retry(tenant, rules.lcid(lcid), rules.requestId(requestId)));
     }
 
     private static Uni<Response> answer(Uni<Outcome> outcome) {

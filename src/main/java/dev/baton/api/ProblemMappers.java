@@ -121,9 +121,17 @@ public class ProblemMappers {
 
     static Response.ResponseBuilder build(ProblemCode code, String detail, UriInfo uri, String field, String state,
             Integer attempt, String resultJson) {
-        ProblemBody body = new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'),
-                code.title(), code.status(), detail, uri == null ? null : uri.getPath(), code.name(), field, state,
-                attempt, resultJson);
-        return Response.status(code.status()).type(PROBLEM_JSON).entity(body);
+        ProblemBody body = body(code, detail, uri == null ? null : uri.getPath(), field, state, attempt, resultJson);
+        Response.ResponseBuilder response = Response.status(code.status()).type(PROBLEM_JSON).entity(body);
+        if (code == ProblemCode.UNAUTHORIZED) {
+            response.header("WWW-Authenticate", "Bearer realm=\"baton\"");
+        }
+        return response;
+    }
+
+    static ProblemBody body(ProblemCode code, String detail, String path, String field, String state, Integer attempt,
+            String resultJson) {
+        return new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'), code.title(),
+                code.status(), detail, path, code.name(), field, state, attempt, resultJson);
     }
 }

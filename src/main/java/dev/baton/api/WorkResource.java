@@ -11,21 +11,27 @@ import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.RestQuery;
 
-import dev.baton.lock.LockCoordinator;
 import dev.baton.lock.RequestRules;
+import dev.baton.lock.WorkCoordinator;
+import dev.baton.security.Callers;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 
-/** Work across lcids: orphan rescue for workers, and the dead letters for operators. */
+/** Work across the caller's lcids: orphan rescue for workers, and the dead letters for operators. */
 @Path("/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkResource {
 
-    private final LockCoordinator coordinator;
+    private final WorkCoordinator coordinator;
     private final RequestRules rules;
+    private final Callers callers;
+    private final SecurityIdentity identity;
 
-    public WorkResource(LockCoordinator coordinator, RequestRules rules) {
+    public WorkResource(WorkCoordinator coordinator, RequestRules rules, Callers callers, SecurityIdentity identity) {
         this.coordinator = coordinator;
         this.rules = rules;
+        this.callers = callers;
+        this.identity = identity;
     }
 
     /** NEXT on some lcid whose requests wait with no live holder, or 204 when there is none. */
@@ -33,8 +39,9 @@ public class WorkResource {
     @Path("claims")
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> claim(ClaimBody body) {
+        String tenant = callers.of(identity).tenant();
         long leaseMs = rules.leaseMs(body == null ? null : body.leaseMs());
-        return coordinator.claim(leaseMs).map(next -> next
+        return coordinator.claim(tenant, leaseMs).map(next -> next
                 .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
                 .orElseGet(() -> Response.noContent().build()));
     }
@@ -43,6 +50,7 @@ public class WorkResource {
     @Path("dead-letters")
     @Consumes(MediaType.WILDCARD)
     public Uni<DeadLetterList> deadLetters(@RestQuery @DefaultValue("50") String limit) {
-        return coordinator.deadLetters(rules.limit(limit)).map(DeadLetterList::of);
+        String tenant = callers.admin(identity).tenant();
+        return coordinator.deadLetters(tenant, rules.limit(limit)).map(DeadLetterList::of);
     }
 }

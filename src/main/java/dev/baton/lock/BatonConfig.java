@@ -36,6 +36,20 @@ public interface BatonConfig {
 
     Claims claims();
 
+    Auth auth();
+
+    interface Auth {
+        /** API keys on the API port; off in dev and test, on in prod. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * The accepted keys, as {@code tenant:sha256-hex-of-key} or {@code tenant:sha256-hex:admin};
+         * several per tenant while keys rotate. Never the keys themselves.
+         */
+        java.util.Optional<java.util.List<String>> apiKeys();
+    }
+
     interface Claims {
         /** How often each instance re-checks due entries of the claim index (and prunes it). */
         @WithDefault("15s")

@@ -1,10 +1,14 @@
 package dev.baton.lock;
 
+import java.util.List;
+
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import dev.baton.security.ApiKeys;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -18,19 +22,25 @@ public class ClaimIndexSweeper {
     private static final Logger LOG = Logger.getLogger(ClaimIndexSweeper.class);
     private static final int BATCH = 200;
 
-    private final LockCoordinator coordinator;
+    private final WorkCoordinator coordinator;
+    private final ApiKeys keys;
 
-    public ClaimIndexSweeper(LockCoordinator coordinator) {
+    public ClaimIndexSweeper(WorkCoordinator coordinator, ApiKeys keys) {
         this.coordinator = coordinator;
+        this.keys = keys;
     }
 
     @Scheduled(every = "${baton.claims.sweep-every}", delayed = "${baton.claims.sweep-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> sweep() {
-        return coordinator.sweepClaimIndex(BATCH)
-                .invoke(checked -> LOG.debugf("claim index sweep checked %d entries", checked))
-                .onFailure().invoke(failure -> LOG.debugf("claim index sweep skipped: %s", failure.getMessage()))
-                .onFailure().recoverWithNull()
+        List<String> tenants = List.copyOf(keys.tenants());
+        return Multi.createFrom().iterable(tenants)
+                .onItem().transformToUniAndConcatenate(tenant -> coordinator.sweep(tenant, BATCH)
+                        .onFailure().invoke(failure -> LOG.debugf("claim index sweep of %s skipped: %s", tenant,
+                                failure.getMessage()))
+                        .onFailure().recoverWithItem(0))
+                .collect().asList()
+                .invoke(checked -> LOG.debugf("claim index sweep checked %s entries", checked))
                 .replaceWithVoid();
     }
 }

@@ -14,16 +14,22 @@ import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Response;
 
 /**
- * Two cross-lcid indexes, each one sorted set in its own slot: lcids that may need rescue
- * ({@code baton:claimable}, scored by when to look) and DEAD requests ({@code baton:dead}, scored
- * by when they died). They are hints written after the lcid's script, never the truth: every
+ * Two cross-lcid indexes per tenant, each one sorted set in its own slot: lcids that may need
+ * rescue ({@code baton:<tenant>:claimable}, scored by when to look) and DEAD requests
+ * ({@code baton:<tenant>:dead}, scored by when they died). They are hints written after the lcid's script, never the truth: every
  * use checks the lcid's own keys, and an entry is only dropped if nobody re-scored it meanwhile.
  */
 @ApplicationScoped
 public class WorkIndex {
 
-    static final String CLAIMABLE = "baton:claimable";
-    static final String DEAD = "baton:dead";
+    static String claimable(String tenant) {
+        return "baton:" + tenant + ":claimable";
+    }
+
+    static String dead(String tenant) {
+        return "baton:" + tenant + ":dead";
+    }
+
     private static final Logger LOG = Logger.getLogger(WorkIndex.class);
 
     /** One index entry as read. */
@@ -37,44 +43,44 @@ public class WorkIndex {
     }
 
     /** Writes the hints a script asked for; a failure only costs a later rescue, so it is logged. */
-    void record(String lcid, ScriptStats stats) {
+    void record(String tenant, String lcid, ScriptStats stats) {
         if (stats.claimIndexAt() >= 0) {
-            fireAndForget(redis.call(Command.ZADD, CLAIMABLE, Long.toString(stats.claimIndexAt()), lcid), lcid);
+            fireAndForget(redis.call(Command.ZADD, claimable(tenant), Long.toString(stats.claimIndexAt()), lcid), lcid);
         }
         if (stats.deadRequestId() != null) {
-            fireAndForget(redis.call(Command.ZADD, DEAD, Long.toString(System.currentTimeMillis()),
+            fireAndForget(redis.call(Command.ZADD, dead(tenant), Long.toString(System.currentTimeMillis()),
                     deadMember(lcid, stats.deadRequestId())), lcid);
         }
     }
 
-    Uni<List<Entry>> dueClaims(int limit) {
-        return redis.run(LuaScript.INDEX_DUE, List.of(CLAIMABLE), List.of(Integer.toString(limit)))
+    Uni<List<Entry>> dueClaims(String tenant, int limit) {
+        return redis.run(LuaScript.INDEX_DUE, List.of(claimable(tenant)), List.of(Integer.toString(limit)))
                 .map(WorkIndex::entries);
     }
 
-    Uni<Void> rescore(String lcid, long score) {
-        return redis.call(Command.ZADD, CLAIMABLE, "XX", Long.toString(score), lcid).replaceWithVoid();
+    Uni<Void> rescore(String tenant, String lcid, long score) {
+        return redis.call(Command.ZADD, claimable(tenant), "XX", Long.toString(score), lcid).replaceWithVoid();
     }
 
-    Uni<Void> removeClaimIfUnchanged(Entry entry) {
-        return removeIfUnchanged(CLAIMABLE, entry);
+    Uni<Void> removeClaimIfUnchanged(String tenant, Entry entry) {
+        return removeIfUnchanged(claimable(tenant), entry);
     }
 
-    Uni<List<Entry>> newestDead(int limit) {
-        return redis.call(Command.ZREVRANGE, DEAD, "0", Integer.toString(limit - 1), "WITHSCORES")
+    Uni<List<Entry>> newestDead(String tenant, int limit) {
+        return redis.call(Command.ZREVRANGE, dead(tenant), "0", Integer.toString(limit - 1), "WITHSCORES")
                 .map(WorkIndex::entries);
     }
 
-    Uni<Void> removeDeadIfUnchanged(Entry entry) {
-        return removeIfUnchanged(DEAD, entry);
+    Uni<Void> removeDeadIfUnchanged(String tenant, Entry entry) {
+        return removeIfUnchanged(dead(tenant), entry);
     }
 
-    Uni<Void> forgetDead(String lcid, String requestId) {
-        return redis.call(Command.ZREM, DEAD, deadMember(lcid, requestId)).replaceWithVoid();
+    Uni<Void> forgetDead(String tenant, String lcid, String requestId) {
+        return redis.call(Command.ZREM, dead(tenant), deadMember(lcid, requestId)).replaceWithVoid();
     }
 
-    Uni<Void> dropDeadBefore(long epochMs) {
-        return redis.call(Command.ZREMRANGEBYSCORE, DEAD, "-inf", "(" + epochMs).replaceWithVoid();
+    Uni<Void> dropDeadBefore(String tenant, long epochMs) {
+        return redis.call(Command.ZREMRANGEBYSCORE, dead(tenant), "-inf", "(" + epochMs).replaceWithVoid();
     }
 
     /** lcids and requestIds never contain a space. */

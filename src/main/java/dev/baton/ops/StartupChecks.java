@@ -39,6 +39,11 @@ public class StartupChecks {
                     + "(for example redis://redis:6379, or rediss://user:password@host:6380 with TLS). "
                     + "Only dev mode (./mvnw quarkus:dev) starts an embedded redis-server by itself.");
         }
+        if (config.auth().enabled() && config.auth().apiKeys().map(java.util.List::isEmpty).orElse(true)) {
+            throw new IllegalStateException("Baton's API needs API keys: set BATON_AUTH_API_KEYS to "
+                    + "tenant:<sha256 of the key>[:admin] entries, comma-separated (see README, Security), "
+                    + "or BATON_AUTH_ENABLED=false to run without authentication.");
+        }
         BatonConfig.Lease lease = config.lease();
         if (lease.minMs() <= 0 || lease.minMs() > lease.defaultMs() || lease.defaultMs() > lease.maxMs()) {
             throw new IllegalStateException("baton.lease must satisfy 0 < min-ms <= default-ms <= max-ms, got "
@@ -47,6 +52,9 @@ public class StartupChecks {
         if (config.queue().maxLength() < 1 || config.maxAttempts() < 1 || config.payload().maxBytes() < 1) {
             throw new IllegalStateException("baton.queue.max-length, baton.max-attempts and "
                     + "baton.payload.max-bytes must be at least 1");
+        }
+        if (!config.auth().enabled() && LaunchMode.current() == LaunchMode.NORMAL) {
+            LOG.warn("Authentication is OFF (baton.auth.enabled=false): anyone who reaches the API port can use it");
         }
         if (embeddedRedis.isPresent()) {
             LOG.infof("Dev mode: no quarkus.redis.hosts configured, started an embedded redis-server at %s",

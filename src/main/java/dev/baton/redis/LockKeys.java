@@ -3,16 +3,15 @@ package dev.baton.redis;
 import java.util.List;
 
 /**
- * The Redis keys of one lcid. Every key carries the hash tag {@code {lcid}} so that all of them
- * live in one Cluster slot and a script may touch them together. The lcid alphabet has no braces,
- * so the tag is always exactly the lcid.
+ * The Redis keys of one lcid of one tenant. Every key carries the hash tag {@code {tenant|lcid}}
+ * so that all of them live in one Cluster slot and a script may touch them together; the tenant
+ * inside the tag keeps tenants apart even for equal lcids. Neither alphabet has braces or
+ * {@code |}, so the tag is unambiguous.
  */
 public record LockKeys(String lock, String queue, String requests, String fence, String purge) {
 
-    private static final String PREFIX = "baton:{";
-
-    public static LockKeys of(String lcid) {
-        String base = PREFIX + lcid + "}:";
+    public static LockKeys of(String tenant, String lcid) {
+        String base = "baton:{" + tenant + "|" + lcid + "}:";
         return new LockKeys(base + "lock", base + "queue", base + "requests", base + "fence", base + "purge");
     }
 

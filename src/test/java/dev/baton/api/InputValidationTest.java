@@ -72,7 +72,7 @@ class InputValidationTest {
                 .body("field", equalTo(field))
                 .body("detail", not(containsString("Exception")));
 
-        assertThat(redis.key().exists(dev.baton.redis.LockKeys.of(lcid).asList().toArray(String[]::new))).isZero();
+        assertThat(redis.key().exists(dev.baton.redis.LockKeys.of("default", lcid).asList().toArray(String[]::new))).isZero();
     }
 
     @ParameterizedTest(name = "lcid {0} -> 400")

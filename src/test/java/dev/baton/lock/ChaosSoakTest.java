@@ -224,9 +224,9 @@ class ChaosSoakTest {
             System.out.println("chaos soak: open requests by state " + states);
             for (String lcid : lcids) {
                 System.out.println("chaos soak: " + get("/v1/locks/" + lcid) + " index score "
-                        + redis.sortedSet(String.class).zscore("baton:claimable", lcid));
+                        + redis.sortedSet(String.class).zscore("baton:default:claimable", lcid));
             }
-            System.out.println("chaos soak: index size " + redis.sortedSet(String.class).zcard("baton:claimable")
+            System.out.println("chaos soak: index size " + redis.sortedSet(String.class).zcard("baton:default:claimable")
                     + ", a claim now answers " + post("/v1/claims", Map.of()).statusCode());
         }
         assertThat(open).as("acknowledged requests that neither ended DONE nor DEAD").isEmpty();

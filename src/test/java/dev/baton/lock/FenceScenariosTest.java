@@ -30,9 +30,9 @@ class FenceScenariosTest {
         complete(lcid, first.getString("token"), "a").then().statusCode(200);
 
         // Eviction or expiry of everything Baton stored for this lcid.
-        long deleted = redis.key().del(LockKeys.of(lcid).asList().toArray(String[]::new));
+        long deleted = redis.key().del(LockKeys.of("default", lcid).asList().toArray(String[]::new));
         assertThat(deleted).isPositive();
-        assertThat(redis.key().exists(LockKeys.of(lcid).asList().toArray(String[]::new))).isZero();
+        assertThat(redis.key().exists(LockKeys.of("default", lcid).asList().toArray(String[]::new))).isZero();
 
         long second = acquire(lcid, "b").then().statusCode(200).extract().jsonPath().getLong("fence");
         assertThat(second).isGreaterThan(first.getLong("fence"));
@@ -42,7 +42,7 @@ class FenceScenariosTest {
     void given_a_stored_fence_ahead_of_the_clock_when_granted_then_the_fence_is_stored_plus_one() {
         String lcid = unique("order");
         long ahead = System.currentTimeMillis() * 1000 + 3_600_000_000L; // an hour ahead, in microseconds
-        redis.value(String.class).set(LockKeys.of(lcid).fence(), Long.toString(ahead));
+        redis.value(String.class).set(LockKeys.of("default", lcid).fence(), Long.toString(ahead));
 
         long fence = acquire(lcid, "a").then().statusCode(200).extract().jsonPath().getLong("fence");
 

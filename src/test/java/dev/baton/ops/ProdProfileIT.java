@@ -56,6 +56,7 @@ class ProdProfileIT {
         Launched service = launch(Map.of(
                 "QUARKUS_REDIS_HOSTS", redisUrl,
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
+                "BATON_AUTH_API_KEYS", "team-a:" + sha256("it-key-a"),
                 "BATON_LEASE_DEFAULT_MS", "12345",
                 "BATON_QUEUE_MAX_LENGTH", "1",
                 "BATON_QUEUE_RETRY_AFTER_SECONDS", "7"));
@@ -64,10 +65,15 @@ class ProdProfileIT {
             String base = "http://127.0.0.1:" + port + "/v1/locks/env-" + System.nanoTime() + "/acquire";
 
             given().filter(Contract.FILTER).contentType(ContentType.JSON).body("{\"requestId\":\"a\"}").post(base)
+                    .then().statusCode(401).body("code", equalTo("UNAUTHORIZED")); // auth is on in prod
+            given().filter(Contract.FILTER).auth().oauth2("it-key-a").contentType(ContentType.JSON)
+                    .body("{\"requestId\":\"a\"}").post(base)
                     .then().statusCode(200).body("leaseMs", equalTo(12345));
-            given().filter(Contract.FILTER).contentType(ContentType.JSON).body("{\"requestId\":\"b\"}").post(base)
+            given().filter(Contract.FILTER).auth().oauth2("it-key-a").contentType(ContentType.JSON)
+                    .body("{\"requestId\":\"b\"}").post(base)
                     .then().statusCode(202);
-            given().filter(Contract.FILTER).contentType(ContentType.JSON).body("{\"requestId\":\"c\"}").post(base)
+            given().filter(Contract.FILTER).auth().oauth2("it-key-a").contentType(ContentType.JSON)
+                    .body("{\"requestId\":\"c\"}").post(base)
                     .then().statusCode(429).header("Retry-After", "7").body("code", equalTo("QUEUE_FULL"));
         } finally {
             service.process.destroy();
@@ -89,7 +95,8 @@ class ProdProfileIT {
                 "QUARKUS_REDIS_HOSTS", redisUrl,
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
                 "QUARKUS_MANAGEMENT_PORT", Integer.toString(management),
-                "QUARKUS_SHUTDOWN_DELAY", "3s"));
+                "QUARKUS_SHUTDOWN_DELAY", "3s",
+                "BATON_AUTH_ENABLED", "false"));
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         URI ready = URI.create("http://127.0.0.1:" + management + "/q/health/ready");
         URI acquire = URI.create("http://127.0.0.1:" + port + "/v1/locks/shutdown-" + System.nanoTime() + "/acquire");
@@ -161,6 +168,11 @@ class ProdProfileIT {
         } catch (IOException | InterruptedException e) {
             return -1;
         }
+    }
+
+    private static String sha256(String key) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(key.getBytes(StandardCharsets.UTF_8)));
     }
 
     private record Launched(Process process, File log) {

@@ -39,10 +39,10 @@ class ScriptReloadTest {
     @Test
     void every_lock_key_of_an_lcid_shares_its_hash_tag() {
         String lcid = "order:42@eu.1";
-        for (String key : LockKeys.of(lcid).asList()) {
-            assertThat(key).contains("{" + lcid + "}");
+        for (String key : LockKeys.of("default", lcid).asList()) {
+            assertThat(key).contains("{default|" + lcid + "}");
             assertThat(io.vertx.redis.client.impl.ZModem.generate(key))
-                    .isEqualTo(io.vertx.redis.client.impl.ZModem.generate(lcid));
+                    .isEqualTo(io.vertx.redis.client.impl.ZModem.generate("default|" + lcid));
         }
     }
 }

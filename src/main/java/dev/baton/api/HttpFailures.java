@@ -1,0 +1,78 @@
+package dev.baton.api;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.baton.lock.ProblemCode;
+import io.quarkus.security.AuthenticationFailedException;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Failures that happen before a request reaches the REST layer (a bad API key during proactive
+ * authentication, a body over the size limit) also leave as problem+json.
+ */
+@ApplicationScoped
+public class HttpFailures {
+
+    private final ObjectMapper mapper;
+
+    public HttpFailures(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /** Bodies above this are refused from their Content-Length, before a byte of them is read. */
+    static final long MAX_BODY_BYTES = 256 * 1024;
+
+    void register(@Observes Router router) {
+        router.route().order(Integer.MIN_VALUE).handler(this::limitBody);
+        router.route().order(Integer.MIN_VALUE).failureHandler(this::handle);
+    }
+
+    private void limitBody(RoutingContext context) {
+        String length = context.request().getHeader("Content-Length");
+        if (length != null && isOver(length)) {
+            context.response().putHeader("Connection", "close");
+            send(context, ProblemCode.PAYLOAD_TOO_LARGE, "the request body is larger than " + MAX_BODY_BYTES + " bytes");
+            return;
+        }
+        context.next();
+    }
+
+    private static boolean isOver(String length) {
+        try {
+            return Long.parseLong(length.trim()) > MAX_BODY_BYTES;
+        } catch (NumberFormatException e) {
+            return false; // the HTTP layer rejects it
+        }
+    }
+
+    private void handle(RoutingContext context) {
+        if (context.response().headWritten()) {
+            context.next();
+            return;
+        }
+        if (context.failure() instanceof AuthenticationFailedException) {
+            context.response().putHeader("WWW-Authenticate", "Bearer realm=\"baton\"");
+            send(context, ProblemCode.UNAUTHORIZED, "the API key is not valid");
+        } else if (context.statusCode() == 413) {
+            send(context, ProblemCode.PAYLOAD_TOO_LARGE, "the request body is larger than the server accepts");
+        } else {
+            context.next();
+        }
+    }
+
+    private void send(RoutingContext context, ProblemCode code, String detail) {
+        ProblemBody body = ProblemMappers.body(code, detail, context.request().path(), null, null, null, null);
+        try {
+            context.response().setStatusCode(code.status())
+                    .putHeader("Content-Type", ProblemMappers.PROBLEM_JSON)
+                    .end(mapper.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            context.response().setStatusCode(code.status()).end();
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.baton.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.baton.lock.LockEvents.Operation;
+import dev.baton.redis.LuaScript;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Work across the lcids of a tenant: orphan rescue (claims) and the dead letters. Both walk a
+ * best-effort index and check every entry against the lcid's own keys.
+ */
+@ApplicationScoped
+public class WorkCoordinator {
+
+    private final LcidScripts scripts;
+    private final TokenGenerator tokens;
+    private final BatonConfig config;
+    private final WorkIndex index;
+
+    WorkCoordinator(LcidScripts scripts, TokenGenerator tokens, BatonConfig config, WorkIndex index) {
+        this.scripts = scripts;
+        this.tokens = tokens;
+        this.config = config;
+        this.index = index;
+    }
+
+    /**
+     * Orphaned work of any lcid of the tenant: the lock of an lcid whose requests wait with no live
+     * holder, as NEXT, or nothing. Stale index entries are re-scored or dropped on the way.
+     */
+    public Uni<Optional<Outcome>> claim(String tenant, long leaseMs) {
+        return index.dueClaims(tenant, config.claims().candidates())
+                .chain(candidates -> claimFirst(tenant, candidates, 0, leaseMs));
+    }
+
+    private Uni<Optional<Outcome>> claimFirst(String tenant, List<WorkIndex.Entry> candidates, int i, long leaseMs) {
+        if (i >= candidates.size()) {
+            return Uni.createFrom().item(Optional.empty());
+        }
+        WorkIndex.Entry candidate = candidates.get(i);
+        String lcid = candidate.member();
+        return scripts.run(Operation.CLAIM, true, tenant, lcid, LuaScript.CLAIM, List.of("grant", tokens.newToken(),
+                Long.toString(leaseMs), Integer.toString(config.maxAttempts()), Retention.idle(config),
+                Retention.dead(config)), reply -> ScriptReplies.claim(lcid, reply))
+                .chain(answer -> {
+                    if (answer instanceof ClaimAnswer.Claimed claimed) {
+                        return Uni.createFrom().item(Optional.<Outcome>of(claimed.next()));
+                    }
+                    return tidy(tenant, candidate, answer).chain(() -> claimFirst(tenant, candidates, i + 1, leaseMs));
+                });
+    }
+
+    /** Looks at due claim-index entries without taking work: keeps the index small and current. */
+    public Uni<Integer> sweep(String tenant, int limit) {
+        return index.dueClaims(tenant, limit).chain(entries -> {
+            List<Uni<Void>> checks = new ArrayList<>();
+            for (WorkIndex.Entry entry : entries) {
+                checks.add(scripts.peek(tenant, entry.member(), LuaScript.CLAIM, List.of("inspect", "", "0", "0", "0", "0"))
+                        .map(reply -> ScriptReplies.claim(entry.member(), reply))
+                        .chain(answer -> tidy(tenant, entry, answer)));
+            }
+            return checks.isEmpty() ? Uni.createFrom().item(0)
+                    : Uni.join().all(checks).andCollectFailures().map(done -> entries.size());
+        }).call(() -> index.dropDeadBefore(tenant, System.currentTimeMillis() - config.deadRetention().toMillis()));
+    }
+
+    private Uni<Void> tidy(String tenant, WorkIndex.Entry entry, ClaimAnswer answer) {
+        if (answer instanceof ClaimAnswer.Busy busy) {
+            return index.rescore(tenant, entry.member(), busy.leaseEndsAt());
+        }
+        if (answer instanceof ClaimAnswer.Idle) {
+            return index.removeClaimIfUnchanged(tenant, entry);
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    /** The tenant's newest DEAD requests, each checked against its lcid; stale entries are dropped. */
+    public Uni<List<DeadLetter>> deadLetters(String tenant, int limit) {
+        return index.newestDead(tenant, limit).chain(entries -> {
+            if (entries.isEmpty()) {
+                return Uni.createFrom().item(List.<DeadLetter>of());
+            }
+            List<Uni<DeadLetter>> reads = new ArrayList<>();
+            for (WorkIndex.Entry entry : entries) {
+                int space = entry.member().indexOf(' ');
+                String lcid = entry.member().substring(0, space);
+                String requestId = entry.member().substring(space + 1);
+                reads.add(scripts.peek(tenant, lcid, LuaScript.VIEW_DEAD, List.of(requestId))
+                        .map(reply -> ScriptReplies.deadLetter(lcid, requestId, entry.score(), reply))
+                        .call(letter -> letter == null ? index.removeDeadIfUnchanged(tenant, entry)
+                                : Uni.createFrom().voidItem()));
+            }
+            return Uni.join().all(reads).andFailFast()
+                    .map(letters -> letters.stream().filter(Objects::nonNull).toList());
+        });
+    }
+}

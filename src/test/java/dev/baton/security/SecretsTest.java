@@ -1,0 +1,101 @@
+package dev.baton.security;
+
+import static dev.baton.testing.Api.client;
+import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.AuthEnabledProfile;
+import dev.baton.testing.RedisTestResource;
+import dev.baton.testing.SecretsProfile;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.specification.RequestSpecification;
+
+/** Tokens and API keys are capabilities: no log line and no view may ever contain one. */
+@QuarkusTest
+@TestProfile(SecretsProfile.class)
+@WithTestResource(RedisTestResource.class)
+class SecretsTest {
+
+    private final List<String> captured = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        private final SimpleFormatter formatter = new SimpleFormatter();
+
+        @Override
+        public void publish(LogRecord record) {
+            captured.add(formatter.format(record));
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    @BeforeEach
+    void captureLogs() {
+        capture.setLevel(java.util.logging.Level.ALL);
+        Logger.getLogger("").addHandler(capture);
+    }
+
+    @AfterEach
+    void stopCapturing() {
+        Logger.getLogger("").removeHandler(capture);
+    }
+
+    private static RequestSpecification teamA() {
+        return client().auth().oauth2(AuthEnabledProfile.KEY_A);
+    }
+
+    @Test
+    void given_a_full_exchange_including_failures_then_no_token_or_key_is_logged_or_shown() {
+        String lcid = unique("order");
+        List<String> tokens = new ArrayList<>();
+        String token = teamA().body(fields("requestId", "a")).post("/v1/locks/{l}/acquire", lcid).then()
+                .statusCode(200).extract().path("token");
+        tokens.add(token);
+        teamA().body(fields("requestId", "b")).post("/v1/locks/{l}/acquire", lcid).then().statusCode(202);
+        teamA().body(fields("token", token)).post("/v1/locks/{l}/heartbeat", lcid).then().statusCode(200);
+        teamA().body(fields("token", token, "requestId", "a")).post("/v1/locks/{l}/complete", lcid).then()
+                .statusCode(200).body("status", equalTo("NEXT"));
+        teamA().body(fields("token", token + "x", "requestId", "b")).post("/v1/locks/{l}/complete", lcid).then()
+                .statusCode(409);
+        teamA().body(fields("token", token, "requestId", "b", "requeue", true)).post("/v1/locks/{l}/abort", lcid)
+                .then().statusCode(200);
+        String claimed = teamA().body(fields("leaseMs", 1000)).post("/v1/claims").then().statusCode(200)
+                .extract().path("token");
+        tokens.add(claimed);
+        client().auth().oauth2("wrong-" + AuthEnabledProfile.KEY_A).get("/v1/locks/{l}", lcid).then().statusCode(401);
+
+        String lockView = teamA().get("/v1/locks/{l}", lcid).then().statusCode(200).extract().asString();
+        String requestView = teamA().get("/v1/locks/{l}/requests/{r}", lcid, "b").then().statusCode(200)
+                .extract().asString();
+
+        assertThat(captured).as("Baton's DEBUG lines about the exchange were captured")
+                .anyMatch(line -> line.contains("ACQUIRE team-a|" + lcid));
+        String log = String.join("\n", captured);
+        for (String secret : List.of(tokens.get(0), tokens.get(1), AuthEnabledProfile.KEY_A)) {
+            assertThat(log).doesNotContain(secret);
+            assertThat(lockView).doesNotContain(secret);
+            assertThat(requestView).doesNotContain(secret);
+        }
+        assertThat(token).hasSize(43); // 256 random bits, base64url
+    }
+}
