@@ -2,6 +2,10 @@ package dev.baton.lock;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -10,6 +14,7 @@ import org.jboss.logging.Logger;
 import dev.baton.redis.LuaScript;
 import dev.baton.redis.ScriptRunner;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Response;
 
@@ -36,21 +41,46 @@ public class WorkIndex {
     record Entry(String member, long score) {
     }
 
-    private final ScriptRunner redis;
+    /** Claim hints wait this long to be written together: one ZADD per tenant instead of one per grant. */
+    private static final long BATCH_MS = 10;
 
-    public WorkIndex(ScriptRunner redis) {
+    private final ScriptRunner redis;
+    private final Vertx vertx;
+    private final AtomicReference<Map<String, Map<String, Long>>> pending = new AtomicReference<>(new ConcurrentHashMap<>());
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+
+    public WorkIndex(ScriptRunner redis, Vertx vertx) {
         this.redis = redis;
+        this.vertx = vertx;
     }
 
     /** Writes the hints a script asked for; a failure only costs a later rescue, so it is logged. */
     void record(String tenant, String lcid, ScriptStats stats) {
         if (stats.claimIndexAt() >= 0) {
-            fireAndForget(redis.call(Command.ZADD, claimable(tenant), Long.toString(stats.claimIndexAt()), lcid), lcid);
+            pending.get().computeIfAbsent(tenant, t -> new ConcurrentHashMap<>())
+                    .merge(lcid, stats.claimIndexAt(), Math::max);
+            if (flushScheduled.compareAndSet(false, true)) {
+                vertx.setTimer(BATCH_MS, id -> flushClaimHints());
+            }
         }
         if (stats.deadRequestId() != null) {
             fireAndForget(redis.call(Command.ZADD, dead(tenant), Long.toString(System.currentTimeMillis()),
                     deadMember(lcid, stats.deadRequestId())), lcid);
         }
+    }
+
+    private void flushClaimHints() {
+        flushScheduled.set(false);
+        Map<String, Map<String, Long>> batch = pending.getAndSet(new ConcurrentHashMap<>());
+        batch.forEach((tenant, hints) -> {
+            List<String> args = new ArrayList<>(1 + hints.size() * 2);
+            args.add(claimable(tenant));
+            hints.forEach((lcid, score) -> {
+                args.add(Long.toString(score));
+                args.add(lcid);
+            });
+            fireAndForget(redis.call(Command.ZADD, args.toArray(String[]::new)), tenant + " (" + hints.size() + " lcids)");
+        });
     }
 
     Uni<List<Entry>> dueClaims(String tenant, int limit) {

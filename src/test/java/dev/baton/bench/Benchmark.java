@@ -1,0 +1,527 @@
+package dev.baton.bench;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.imageio.ImageIO;
+
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.baton.redis.LockKeys;
+import dev.baton.redis.LuaScript;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisAPI;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+
+/**
+ * Drives a running Baton over HTTP (many concurrent keep-alive clients, the real protocol) and,
+ * in the same run, its Lua scripts directly on Redis and a hand-written spin-retry lock, then
+ * prints throughput and latency percentiles as JSON and draws throughput and p99 against
+ * concurrency. See README "Performance" for the command.
+ */
+public final class Benchmark {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Vertx vertx = Vertx.vertx();
+    private final String host;
+    private final int port;
+    private final String redisUrl;
+    private final long seconds;
+    private final String apiKey;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+    private final AtomicLong scenarioRuns = new AtomicLong();
+    private volatile Map<String, CompletableFuture<Void>> lastSignals = Map.of();
+    private final AtomicLong lastProcessed = new AtomicLong();
+
+    private Map<String, CompletableFuture<Void>> signals() {
+        return lastSignals;
+    }
+
+    private Benchmark(Map<String, String> args) {
+        java.net.URI url = java.net.URI.create(args.getOrDefault("url", "http://127.0.0.1:8080"));
+        this.host = url.getHost();
+        this.port = url.getPort() < 0 ? 80 : url.getPort();
+        this.redisUrl = args.getOrDefault("redis", "redis://127.0.0.1:6379");
+        this.seconds = Long.parseLong(args.getOrDefault("seconds", "8"));
+        this.apiKey = args.get("key");
+    }
+
+    /** One scenario's figures. */
+    record Result(String scenario, int clients, double perSecond, String unit, double p50Ms, double p99Ms,
+            double maxMs, long count, long errors) {
+        static Result of(String scenario, int clients, String unit, Histogram latency, long count, long errors,
+                double secondsRun) {
+            return new Result(scenario, clients, round(count / secondsRun), unit, ms(latency.getValueAtPercentile(50)),
+                    ms(latency.getValueAtPercentile(99)), ms(latency.getMaxValue()), count, errors);
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new LinkedHashMap<>();
+        for (String arg : argv) {
+            if (arg.startsWith("--") && arg.contains("=")) {
+                args.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+            }
+        }
+        Benchmark bench = new Benchmark(args);
+        try {
+            bench.runAll(args);
+        } finally {
+            bench.vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void runAll(Map<String, String> args) throws Exception {
+        Path out = Path.of(args.getOrDefault("out", "target/benchmark"));
+        Files.createDirectories(out);
+        String pid = args.get("pid");
+        List<Result> results = new ArrayList<>();
+        System.err.println("warming up");
+        if (args.containsKey("only-hot")) {
+            System.out.println(JSON.writeValueAsString(hotLcid(16, seconds)));
+            return;
+        }
+        uncontended(32, 12); // warm-up: JIT (service and load generator), pools, script cache
+        hotLcid(16, 3);
+        results.add(uncontended(64, seconds));
+        results.add(hotLcid(16, seconds));
+        System.err.println("hot lcid done");
+        results.add(scriptsDirect(64, seconds));
+        System.err.println("scripts direct done");
+        results.add(spinLock(16, seconds));
+        List<Result> curve = new ArrayList<>();
+        for (int clients : new int[] { 1, 4, 16, 32, 64, 128 }) {
+            curve.add(uncontended(clients, Math.max(3, seconds / 2)));
+        }
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("machine", Runtime.getRuntime().availableProcessors() + " cores, "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", Java "
+                + System.getProperty("java.version"));
+        report.put("secondsPerScenario", seconds);
+        report.put("results", results);
+        report.put("uncontendedByConcurrency", curve);
+        if (pid != null) {
+            report.put("serviceRssPeakMb", peakRssMb(pid));
+        }
+        String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report);
+        System.out.println(json);
+        Files.writeString(out.resolve("results.json"), json);
+        chart(curve, out.resolve("throughput-p99.png"));
+        System.err.println("wrote " + out.resolve("results.json") + " and " + out.resolve("throughput-p99.png"));
+    }
+
+    // ---- a. uncontended: acquire -> complete cycles on one lcid per client ------------------------
+
+    private Result uncontended(int clients, long forSeconds) throws Exception {
+        HttpClient http = http(clients);
+        ConcurrentHistogram latency = histogram();
+        AtomicLong cycles = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            String lcid = "bench-" + run + "-u" + scenarioRuns.incrementAndGet() + "-" + c;
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            cycleLoop(http, lcid, 0, deadline, latency, cycles, errors, done);
+            loops.add(done);
+        }
+        long start = System.nanoTime();
+        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
+        double took = (System.nanoTime() - start) / 1e9;
+        http.close();
+        System.err.printf("uncontended with %d clients done%n", clients);
+        return Result.of("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
+                Math.min(took, forSeconds));
+    }
+
+    private void cycleLoop(HttpClient http, String lcid, long n, long deadline, ConcurrentHistogram latency,
+            AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
+        if (System.nanoTime() >= deadline) {
+            done.complete(null);
+            return;
+        }
+        long start = System.nanoTime();
+        String requestId = "r" + n;
+        post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"}")
+                .compose(granted -> post(http, "/v1/locks/" + lcid + "/complete",
+                        "{\"token\":\"" + granted.get("token").asText() + "\",\"requestId\":\"" + requestId + "\"}"))
+                .onComplete(result -> {
+                    if (result.succeeded() && "RELEASED".equals(result.result().path("status").asText())) {
+                        latency.recordValue((System.nanoTime() - start) / 1000);
+                        cycles.incrementAndGet();
+                    } else {
+                        errors.incrementAndGet();
+                    }
+                    cycleLoop(http, lcid, n + 1, deadline, latency, cycles, errors, done);
+                });
+    }
+
+    // ---- b. one hot lcid: submitters queue work, holders drain it by handoff ----------------------
+
+    /**
+     * Each submitter has one update in flight at a time, like a service reacting to events: it
+     * submits, and submits the next one once its update was processed, by itself (it got the lock)
+     * or by whoever held the lock (handoff). Processed/s is what the lock lets through.
+     */
+    private Result hotLcid(int submitters, long forSeconds) throws Exception {
+        HttpClient http = http(submitters);
+        String lcid = "bench-" + run + "-hot" + scenarioRuns.incrementAndGet();
+        ConcurrentHistogram latency = histogram();
+        Map<String, Long> submittedAt = new ConcurrentHashMap<>();
+        Map<String, CompletableFuture<Void>> processedSignals = new ConcurrentHashMap<>();
+        lastSignals = processedSignals;
+        AtomicLong processed = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int s = 0; s < submitters; s++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            submitLoop(http, lcid, "s" + s + "-", 0, deadline, submittedAt, processedSignals, latency, processed,
+                    errors, done);
+            loops.add(done);
+        }
+        CompletableFuture<Void> all = CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new));
+        for (int wait = 0; !all.isDone(); wait++) {
+            try {
+                all.get(forSeconds + 5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException stuck) {
+                System.err.printf("hot lcid still running: %d loops done, %d waiting %s, processed %d%n",
+                        loops.stream().filter(CompletableFuture::isDone).count(), signals().size(),
+                        signals().keySet().stream().limit(5).toList(), processed.get());
+                if (wait >= 2) {
+                    long unfinished = loops.stream().filter(loop -> !loop.isDone()).count();
+                    errors.addAndGet(unfinished);
+                    System.err.printf("hot lcid: %d submitter loops did not finish, counted as errors%n", unfinished);
+                    break;
+                }
+            }
+        }
+        double took = (lastProcessed.get() - start) / 1e9;
+        http.close();
+        return Result.of("hot lcid submit->processed", submitters, "processed/s", latency, processed.get(),
+                errors.get(), took);
+    }
+
+    private void submitLoop(HttpClient http, String lcid, String prefix, long n, long deadline,
+            Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
+            AtomicLong processed, AtomicLong errors, CompletableFuture<Void> done) {
+        if (System.nanoTime() >= deadline) {
+            done.complete(null);
+            return;
+        }
+        String requestId = prefix + n;
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        signals.put(requestId, mine);
+        submittedAt.put(requestId, System.nanoTime());
+        post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"}")
+                .compose(answer -> holderLoop(http, lcid, requestId, answer, submittedAt, signals, latency, processed))
+                .onComplete(result -> {
+                    if (result.failed()) {
+                        if (errors.incrementAndGet() < 5) {
+                            System.err.println("hot lcid: " + result.cause());
+                        }
+                        signals.remove(requestId);
+                        mine.complete(null);
+                    }
+                    io.vertx.core.Context context = vertx.getOrCreateContext();
+                    mine.whenComplete((ok, failure) -> context.runOnContext(v -> submitLoop(http, lcid, prefix, n + 1,
+                            deadline, submittedAt, signals, latency, processed, errors, done)));
+                });
+    }
+
+    /** The holder loop of protocol.md: work on what we were given, complete, take the next. */
+    private Future<Void> holderLoop(HttpClient http, String lcid, String self, JsonNode r, Map<String, Long> submittedAt,
+            Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency, AtomicLong processed) {
+        String status = r.path("status").asText();
+        if (!status.equals("ACQUIRED") && !status.equals("NEXT")) {
+            return Future.succeededFuture();
+        }
+        String working = status.equals("ACQUIRED") ? self : r.get("request").get("requestId").asText();
+        return post(http, "/v1/locks/" + lcid + "/complete",
+                "{\"token\":\"" + r.get("token").asText() + "\",\"requestId\":\"" + working + "\"}")
+                .compose(next -> {
+                    Long at = submittedAt.remove(working);
+                    if (at != null) {
+                        latency.recordValue((System.nanoTime() - at) / 1000);
+                    }
+                    processed.incrementAndGet();
+                    lastProcessed.set(System.nanoTime());
+                    CompletableFuture<Void> signal = signals.remove(working);
+                    if (signal != null) {
+                        signal.complete(null);
+                    }
+                    return holderLoop(http, lcid, self, next, submittedAt, signals, latency, processed);
+                });
+    }
+
+    // ---- c. the limit: the same scripts straight on Redis --------------------------------------
+
+    private Result scriptsDirect(int clients, long forSeconds) throws Exception {
+        Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl)
+                .setMaxPoolSize(clients).setMaxPoolWaiting(clients * 4));
+        ConcurrentHistogram latency = histogram();
+        AtomicLong cycles = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            LockKeys keys = LockKeys.of("default", "bench-" + run + "-direct-" + c);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            scriptLoop(redis, keys, 0, deadline, latency, cycles, errors, done);
+            loops.add(done);
+        }
+        long start = System.nanoTime();
+        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
+        double took = (System.nanoTime() - start) / 1e9;
+        redis.close();
+        return Result.of("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
+                cycles.get(), errors.get(), Math.min(took, forSeconds));
+    }
+
+    private void scriptLoop(Redis redis, LockKeys keys, long n, long deadline, ConcurrentHistogram latency,
+            AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
+        if (System.nanoTime() >= deadline) {
+            done.complete(null);
+            return;
+        }
+        long start = System.nanoTime();
+        String requestId = "r" + n;
+        String token = "t" + ThreadLocalRandom.current().nextLong();
+        eval(redis, LuaScript.ACQUIRE, keys, requestId, token, "30000", "", "1000", "5", "3600000", "86400000",
+                "604800000")
+                .compose(r -> eval(redis, LuaScript.COMPLETE, keys, token, requestId, "", "3600000", "86400000"))
+                .onComplete(result -> {
+                    if (result.succeeded() && "RELEASED".equals(result.result().get(0).toString())) {
+                        latency.recordValue((System.nanoTime() - start) / 1000);
+                        cycles.incrementAndGet();
+                    } else {
+                        errors.incrementAndGet();
+                    }
+                    scriptLoop(redis, keys, n + 1, deadline, latency, cycles, errors, done);
+                });
+    }
+
+    private static Future<Response> eval(Redis redis, LuaScript script, LockKeys keys, String... args) {
+        Request request = Request.cmd(Command.EVALSHA).arg(script.sha1()).arg(5);
+        keys.asList().forEach(request::arg);
+        for (String arg : args) {
+            request.arg(arg);
+        }
+        return redis.send(request).recover(failure -> {
+            Request eval = Request.cmd(Command.EVAL).arg(script.source()).arg(5);
+            keys.asList().forEach(eval::arg);
+            for (String arg : args) {
+                eval.arg(arg);
+            }
+            return redis.send(eval);
+        });
+    }
+
+    // ---- d. what users write without Baton: a spin-retry lock on the hot key -------------------
+
+    private static final String COMPARE_AND_DELETE =
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+    private Result spinLock(int workers, long forSeconds) throws Exception {
+        Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl)
+                .setMaxPoolSize(workers).setMaxPoolWaiting(workers * 4));
+        RedisAPI api = RedisAPI.api(redis);
+        String key = "bench:" + run + ":spin";
+        ConcurrentHistogram latency = histogram();
+        AtomicLong processed = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            spinLoop(api, key, deadline, latency, processed, errors, done);
+            loops.add(done);
+        }
+        long start = System.nanoTime();
+        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
+        double took = (System.nanoTime() - start) / 1e9;
+        redis.close();
+        return Result.of("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)", workers,
+                "processed/s", latency, processed.get(), errors.get(), Math.min(took, forSeconds));
+    }
+
+    private void spinLoop(RedisAPI api, String key, long deadline, ConcurrentHistogram latency, AtomicLong processed,
+            AtomicLong errors, CompletableFuture<Void> done) {
+        if (System.nanoTime() >= deadline) {
+            done.complete(null);
+            return;
+        }
+        long submitted = System.nanoTime();
+        String token = Long.toString(ThreadLocalRandom.current().nextLong());
+        tryLock(api, key, token, submitted, deadline, latency, processed, errors,
+                () -> spinLoop(api, key, deadline, latency, processed, errors, done));
+    }
+
+    private void tryLock(RedisAPI api, String key, String token, long submitted, long deadline,
+            ConcurrentHistogram latency, AtomicLong processed, AtomicLong errors, Runnable next) {
+        api.set(List.of(key, token, "NX", "PX", "30000")).onComplete(set -> {
+            if (set.failed()) {
+                errors.incrementAndGet();
+                next.run();
+            } else if (set.result() == null) {
+                if (System.nanoTime() >= deadline) {
+                    next.run(); // give up: unprocessed at the end
+                    return;
+                }
+                // Busy: back off 1-10 ms and try again, as hand-written locks do.
+                vertx.setTimer(1 + ThreadLocalRandom.current().nextInt(10), t -> tryLock(api, key, token, submitted,
+                        deadline, latency, processed, errors, next));
+            } else {
+                api.eval(List.of(COMPARE_AND_DELETE, "1", key, token)).onComplete(released -> {
+                    latency.recordValue((System.nanoTime() - submitted) / 1000);
+                    processed.incrementAndGet();
+                    next.run();
+                });
+            }
+        });
+    }
+
+    // ---- plumbing -------------------------------------------------------------------------------
+
+    private HttpClient http(int connections) {
+        return vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setDefaultHost(host)
+                .setDefaultPort(port), new PoolOptions().setHttp1MaxSize(connections));
+    }
+
+    private Future<JsonNode> post(HttpClient http, String path, String body) {
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setURI(path)
+                .setIdleTimeout(10_000)
+                .setTimeout(10_000)
+                .putHeader("Content-Type", "application/json");
+        if (apiKey != null) {
+            options.putHeader("Authorization", "Bearer " + apiKey);
+        }
+        return http.request(options)
+                .compose(request -> request.send(Buffer.buffer(body)))
+                .compose(response -> response.body().map(buffer -> {
+                    if (response.statusCode() >= 300) {
+                        throw new IllegalStateException(response.statusCode() + " " + buffer);
+                    }
+                    try {
+                        return JSON.readTree(buffer.getBytes());
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+    }
+
+    private static ConcurrentHistogram histogram() {
+        return new ConcurrentHistogram(TimeUnit.MINUTES.toMicros(5), 3);
+    }
+
+    private static double ms(long micros) {
+        return round(micros / 1000.0);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 100) / 100.0;
+    }
+
+    private static double peakRssMb(String pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return round(Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0);
+            }
+        }
+        return -1;
+    }
+
+    /** Throughput (bars, left axis) and p99 (line, right axis) against the number of clients. */
+    private static void chart(List<Result> curve, Path png) throws IOException {
+        int w = 900;
+        int h = 500;
+        int left = 90;
+        int right = 90;
+        int top = 60;
+        int bottom = 70;
+        BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, w, h);
+        double maxTput = curve.stream().mapToDouble(Result::perSecond).max().orElse(1) * 1.15;
+        double maxP99 = curve.stream().mapToDouble(Result::p99Ms).max().orElse(1) * 1.15;
+        int plotW = w - left - right;
+        int plotH = h - top - bottom;
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
+        g.drawString("Baton uncontended acquire->complete: throughput and p99 vs concurrent clients", left - 40, 30);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.drawLine(left, top + plotH, left + plotW, top + plotH);
+        g.drawLine(left, top, left, top + plotH);
+        g.drawLine(left + plotW, top, left + plotW, top + plotH);
+        for (int i = 0; i <= 5; i++) {
+            int y = top + plotH - i * plotH / 5;
+            g.setColor(new Color(230, 230, 230));
+            g.drawLine(left + 1, y, left + plotW - 1, y);
+            g.setColor(new Color(40, 90, 170));
+            g.drawString(String.format("%.0f", maxTput * i / 5), 10, y + 4);
+            g.setColor(new Color(200, 60, 40));
+            g.drawString(String.format("%.1f ms", maxP99 * i / 5), left + plotW + 8, y + 4);
+        }
+        int slot = plotW / curve.size();
+        int[] xs = new int[curve.size()];
+        int[] ys = new int[curve.size()];
+        for (int i = 0; i < curve.size(); i++) {
+            Result r = curve.get(i);
+            int barH = (int) (plotH * r.perSecond() / maxTput);
+            int x = left + i * slot + slot / 4;
+            g.setColor(new Color(40, 90, 170));
+            g.fillRect(x, top + plotH - barH, slot / 2, barH);
+            g.setColor(Color.BLACK);
+            g.drawString(r.clients() + " clients", x, top + plotH + 18);
+            g.drawString(String.format("%.0f/s", r.perSecond()), x, top + plotH - barH - 4);
+            xs[i] = x + slot / 4;
+            ys[i] = top + plotH - (int) (plotH * r.p99Ms() / maxP99);
+        }
+        g.setColor(new Color(200, 60, 40));
+        g.setStroke(new BasicStroke(2.5f));
+        g.drawPolyline(xs, ys, xs.length);
+        for (int i = 0; i < xs.length; i++) {
+            g.fillOval(xs[i] - 4, ys[i] - 4, 8, 8);
+        }
+        g.setColor(Color.BLACK);
+        g.drawString("bars: cycles/s (left axis)   line: p99 latency of a cycle (right axis)", left, h - 20);
+        g.dispose();
+        ImageIO.write(image, "png", png.toFile());
+    }
+}
