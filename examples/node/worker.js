@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// A Baton worker using only Node.js's standard library (http).
+//
+// It submits requests for some lcids and runs the holder loop of protocol v1: work on what it
+// is given (ACQUIRED: its own request, NEXT: the request in the body), passing the fence to the
+// database, heartbeating during long work, then completing, which hands it the next queued
+// request. QUEUED means another holder will do the work. On LOCK_LOST it stops (the request is
+// redelivered); on QUEUE_FULL and 503 it waits Retry-After and retries the same call, which is
+// safe because every call is idempotent by requestId and token.
+//
+//   node worker.js --url=http://localhost:8080 --lcids=order-1,order-2 --count=20 --name=node
+//   (--key=KEY when authentication is on; --db=FILE is the simulated database)
+'use strict';
+const http = require('http');
+const fs = require('fs');
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => {
+  const [k, ...v] = a.replace(/^--/, '').split('=');
+  return [k, v.join('=')];
+}));
+const base = new URL(args.url || 'http://localhost:8080');
+const leaseMs = Number(args['lease-ms'] || 2000);
+const name = args.name || 'node';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+class LockLost extends Error {}
+
+function send(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const headers = { 'Content-Type': 'application/json' };
+    if (args.key) headers.Authorization = `Bearer ${args.key}`;
+    if (data) headers['Content-Length'] = Buffer.byteLength(data);
+    const req = http.request({ host: base.hostname, port: base.port, path, method, headers, agent, timeout: 10000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => { text += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : null }));
+      });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+// One call, retried through 429 and 503 as their Retry-After says.
+async function call(method, path, body) {
+  for (;;) {
+    let res;
+    try {
+      res = await send(method, path, body);
+    } catch (unreachable) {
+      await sleep(500); // Baton unreachable: the same call again is safe
+      continue;
+    }
+    if (res.status === 429 || res.status === 503) {
+      await sleep(1000 * Number(res.headers['retry-after'] || 1));
+      continue;
+    }
+    if (res.body && res.body.code === 'LOCK_LOST') throw new LockLost(res.body.detail);
+    return res;
+  }
+}
+
+// The simulated database: an append-only file of writes, each with its fence. A real database
+// keeps the highest fence it has seen per entity and refuses a lower one.
+function dbWrite(lcid, requestId, fence) {
+  fs.appendFileSync(args.db || 'processed.jsonl', `${JSON.stringify({ lcid, requestId, fence, worker: name })}\n`);
+}
+
+async function work(lcid, token, request, fence) {
+  const payload = request.payload || {};
+  const deadline = Date.now() + (payload.workMs || 5);
+  while (Date.now() < deadline) {
+    await sleep(Math.min(leaseMs / 3, Math.max(0, deadline - Date.now())));
+    if (Date.now() < deadline) await call('POST', `/v1/locks/${lcid}/heartbeat`, { token });
+  }
+  dbWrite(lcid, request.requestId, fence);
+}
+
+// protocol.md: while ACQUIRED or NEXT, work, then complete (which hands over the next one).
+async function holderLoop(lcid, own, answer) {
+  try {
+    while (answer && (answer.status === 'ACQUIRED' || answer.status === 'NEXT')) {
+      const request = answer.status === 'ACQUIRED' ? own : answer.request;
+      await work(lcid, answer.token, request, answer.fence);
+      answer = (await call('POST', `/v1/locks/${lcid}/complete`,
+        { token: answer.token, requestId: request.requestId, result: { by: name } })).body;
+    }
+  } catch (e) {
+    if (!(e instanceof LockLost)) throw e;
+    console.log(`${name}: lock lost on ${lcid} (${e.message}); the request will be redelivered`);
+  }
+}
+
+async function main() {
+  const lcids = (args.lcids || 'order-1').split(',');
+  const count = Number(args.count || 10);
+  for (let i = 0; i < count; i++) {
+    const lcid = lcids[Math.floor(Math.random() * lcids.length)];
+    const requestId = `${name}-${i}`;
+    const payload = { workMs: i % 10 === 9 ? 1500 : 1 + Math.floor(Math.random() * 10), n: i };
+    const res = await call('POST', `/v1/locks/${lcid}/acquire`, { requestId, payload, leaseMs });
+    if (!res.body || !res.body.status) {
+      console.log(`${name}: ${requestId} refused: ${JSON.stringify(res.body)}`);
+      continue;
+    }
+    fs.appendFileSync(args.submitted || 'submitted.jsonl', `${JSON.stringify({ lcid, requestId })}\n`);
+    await holderLoop(lcid, { requestId, payload }, res.body);
+  }
+  // Nothing of ours may be left behind: rescue any orphaned work before leaving.
+  for (;;) {
+    const res = await call('POST', '/v1/claims', { leaseMs });
+    if (res.status !== 200) break;
+    await holderLoop(res.body.lcid, null, res.body);
+  }
+  console.log(`${name}: submitted ${count}`);
+  agent.destroy();
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A Baton worker using only Python's standard library (urllib).
+
+It submits requests for some lcids and runs the holder loop of protocol v1: work on what it is
+given (ACQUIRED: its own request, NEXT: the request in the body), passing the fence to the
+database, heartbeating during long work, then completing, which hands it the next queued
+request. QUEUED means another holder will do the work. On LOCK_LOST it stops (the request is
+redelivered); on QUEUE_FULL and 503 it waits Retry-After and retries the same call, which is
+safe because every call is idempotent by requestId and token.
+
+  python3 worker.py --url http://localhost:8080 --lcids order-1,order-2 --count 20 --name py
+  (--key KEY when authentication is on; --db FILE is the simulated database)
+"""
+import argparse
+import json
+import os
+import random
+import time
+import urllib.error
+import urllib.request
+
+
+class LockLost(Exception):
+    pass
+
+
+class Baton:
+    def __init__(self, url, key=None):
+        self.url = url.rstrip("/")
+        self.key = key
+
+    def call(self, method, path, body=None):
+        """One call, retried through 429 and 503 as their Retry-After says."""
+        while True:
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(self.url + path, data=data, method=method)
+            request.add_header("Content-Type", "application/json")
+            if self.key:
+                request.add_header("Authorization", "Bearer " + self.key)
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    text = response.read()
+                    return response.status, (json.loads(text) if text else None)
+            except urllib.error.HTTPError as error:
+                problem = json.loads(error.read() or b"{}")
+                if error.code in (429, 503):
+                    time.sleep(float(error.headers.get("Retry-After", "1")))
+                    continue
+                if problem.get("code") == "LOCK_LOST":
+                    raise LockLost(problem.get("detail"))
+                return error.code, problem
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.5)  # Baton unreachable: the same call again is safe
+
+    def acquire(self, lcid, request_id, payload, lease_ms):
+        return self.call("POST", f"/v1/locks/{lcid}/acquire",
+                         {"requestId": request_id, "payload": payload, "leaseMs": lease_ms})[1]
+
+    def heartbeat(self, lcid, token):
+        return self.call("POST", f"/v1/locks/{lcid}/heartbeat", {"token": token})[1]
+
+    def complete(self, lcid, token, request_id, result=None):
+        return self.call("POST", f"/v1/locks/{lcid}/complete",
+                         {"token": token, "requestId": request_id, "result": result})[1]
+
+    def claim(self, lease_ms):
+        status, body = self.call("POST", "/v1/claims", {"leaseMs": lease_ms})
+        return body if status == 200 else None
+
+
+class Database:
+    """The simulated database: an append-only file of writes, each with its fence.
+
+    A real database keeps the highest fence it has seen per entity and refuses a lower one:
+    that is what turns away a holder whose lease ran out.
+    """
+
+    def __init__(self, path):
+        self.path = path
+
+    def write(self, lcid, request_id, fence, worker):
+        line = json.dumps({"lcid": lcid, "requestId": request_id, "fence": fence, "worker": worker}) + "\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
+
+def work(baton, db, lcid, token, request, fence, lease_ms, name):
+    """The work on one request: long work heartbeats so that the lease never runs out."""
+    payload = request.get("payload") or {}
+    duration = payload.get("workMs", 5) / 1000.0
+    deadline = time.time() + duration
+    while time.time() < deadline:
+        time.sleep(min(lease_ms / 3000.0, max(0.0, deadline - time.time())))
+        if time.time() < deadline:
+            baton.heartbeat(lcid, token)
+    db.write(lcid, request["requestId"], fence, name)
+
+
+def holder_loop(baton, db, lcid, own, answer, lease_ms, name):
+    """protocol.md: while ACQUIRED or NEXT, work, then complete (which hands over the next one)."""
+    try:
+        while answer and answer.get("status") in ("ACQUIRED", "NEXT"):
+            request = own if answer["status"] == "ACQUIRED" else answer["request"]
+            work(baton, db, lcid, answer["token"], request, answer["fence"], lease_ms, name)
+            answer = baton.complete(lcid, answer["token"], request["requestId"], {"by": name})
+    except LockLost as lost:
+        print(f"{name}: lock lost on {lcid} ({lost}); the request will be redelivered")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", default="http://localhost:8080")
+    parser.add_argument("--key")
+    parser.add_argument("--lcids", default="order-1")
+    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--name", default="py")
+    parser.add_argument("--lease-ms", type=int, default=2000)
+    parser.add_argument("--db", default="processed.jsonl")
+    parser.add_argument("--submitted", default="submitted.jsonl")
+    args = parser.parse_args()
+    baton, db = Baton(args.url, args.key), Database(args.db)
+    lcids = args.lcids.split(",")
+    for i in range(args.count):
+        lcid = random.choice(lcids)
+        request_id = f"{args.name}-{i}"
+        # Every tenth request is long work that needs heartbeats.
+        payload = {"workMs": 1500 if i % 10 == 9 else random.randint(1, 10), "n": i}
+        own = {"requestId": request_id, "payload": payload}
+        answer = baton.acquire(lcid, request_id, payload, args.lease_ms)
+        if answer is None or "status" not in answer:
+            print(f"{args.name}: {request_id} refused: {answer}")
+            continue
+        with open(args.submitted, "a") as out:
+            out.write(json.dumps({"lcid": lcid, "requestId": request_id}) + "\n")
+        holder_loop(baton, db, lcid, own, answer, args.lease_ms, args.name)
+    # Nothing of ours may be left behind: rescue any orphaned work before leaving.
+    while True:
+        answer = baton.claim(args.lease_ms)
+        if answer is None:
+            break
+        holder_loop(baton, db, answer["lcid"], None, answer, args.lease_ms, args.name)
+    print(f"{args.name}: submitted {args.count}")
+
+
+if __name__ == "__main__":
+    main()
