@@ -151,20 +151,13 @@ public final class Benchmark {
         AtomicLong cycles = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        List<CompletableFuture<Void>> loops = new ArrayList<>();
-        for (int c = 0; c < clients; c++) {
-            String lcid = "bench-" + run + "-u" + scenarioRuns.incrementAndGet() + "-" + c;
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            cycleLoop(http, lcid, 0, deadline, latency, cycles, errors, done);
-            loops.add(done);
-        }
-        long start = System.nanoTime();
-        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
-        double took = (System.nanoTime() - start) / 1e9;
+        long scenario = scenarioRuns.incrementAndGet();
+        double took = closedLoops(clients, forSeconds, (c, done) -> cycleLoop(http,
+                "bench-" + run + "-u" + scenario + "-" + c, 0, deadline, latency, cycles, errors, done));
         http.close();
         System.err.printf("uncontended with %d clients done%n", clients);
         return Result.of("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
-                Math.min(took, forSeconds));
+                took);
     }
 
     private void cycleLoop(HttpClient http, String lcid, long n, long deadline, ConcurrentHistogram latency,
@@ -297,19 +290,11 @@ public final class Benchmark {
         AtomicLong cycles = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        List<CompletableFuture<Void>> loops = new ArrayList<>();
-        for (int c = 0; c < clients; c++) {
-            LockKeys keys = LockKeys.of("default", "bench-" + run + "-direct-" + c);
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            scriptLoop(redis, keys, 0, deadline, latency, cycles, errors, done);
-            loops.add(done);
-        }
-        long start = System.nanoTime();
-        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
-        double took = (System.nanoTime() - start) / 1e9;
+        double took = closedLoops(clients, forSeconds, (c, done) -> scriptLoop(redis,
+                LockKeys.of("default", "bench-" + run + "-direct-" + c), 0, deadline, latency, cycles, errors, done));
         redis.close();
         return Result.of("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
-                cycles.get(), errors.get(), Math.min(took, forSeconds));
+                cycles.get(), errors.get(), took);
     }
 
     private void scriptLoop(Redis redis, LockKeys keys, long n, long deadline, ConcurrentHistogram latency,
@@ -365,18 +350,11 @@ public final class Benchmark {
         AtomicLong processed = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        List<CompletableFuture<Void>> loops = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            spinLoop(api, key, deadline, latency, processed, errors, done);
-            loops.add(done);
-        }
-        long start = System.nanoTime();
-        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
-        double took = (System.nanoTime() - start) / 1e9;
+        double took = closedLoops(workers, forSeconds, (w, done) -> spinLoop(api, key, deadline, latency, processed,
+                errors, done));
         redis.close();
         return Result.of("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)", workers,
-                "processed/s", latency, processed.get(), errors.get(), Math.min(took, forSeconds));
+                "processed/s", latency, processed.get(), errors.get(), took);
     }
 
     private void spinLoop(RedisAPI api, String key, long deadline, ConcurrentHistogram latency, AtomicLong processed,
@@ -416,6 +394,20 @@ public final class Benchmark {
     }
 
     // ---- plumbing -------------------------------------------------------------------------------
+
+    /** Starts one closed loop per client and waits until all passed the deadline; answers the seconds run. */
+    private static double closedLoops(int count, long forSeconds,
+            java.util.function.BiConsumer<Integer, CompletableFuture<Void>> loop) throws Exception {
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            loop.accept(i, done);
+            loops.add(done);
+        }
+        CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(forSeconds + 30, TimeUnit.SECONDS);
+        return Math.min((System.nanoTime() - start) / 1e9, forSeconds);
+    }
 
     private HttpClient http(int connections) {
         return vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setDefaultHost(host)
