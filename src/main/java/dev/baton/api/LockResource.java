@@ -43,7 +43,7 @@ public class LockResource {
     @POST
     @Path("acquire")
     public Uni<Response> acquire(@RestPath String lcid, AcquireBody body) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
@@ -53,7 +53,7 @@ public class LockResource {
     @POST
     @Path("heartbeat")
     public Uni<Response> heartbeat(@RestPath String lcid, HeartbeatBody body) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.heartbeat(tenant, id, rules.token(body.token()),
@@ -63,7 +63,7 @@ public class LockResource {
     @POST
     @Path("complete")
     public Uni<Response> complete(@RestPath String lcid, CompleteBody body) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.complete(tenant, id, rules.token(body.token()), rules.requestId(body.requestId()),
@@ -73,7 +73,7 @@ public class LockResource {
     @POST
     @Path("abort")
     public Uni<Response> abort(@RestPath String lcid, AbortBody body) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
         String token = body.token() == null ? null : rules.token(body.token());
@@ -84,7 +84,7 @@ public class LockResource {
     @GET
     @Consumes(MediaType.WILDCARD)
     public Uni<LockView> lock(@RestPath String lcid) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         return coordinator.viewLock(tenant, rules.lcid(lcid));
     }
 
@@ -92,7 +92,7 @@ public class LockResource {
     @Path("requests/{requestId}")
     @Consumes(MediaType.WILDCARD)
     public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId) {
-        String tenant = callers.of(identity).tenant();
+        String tenant = tenant();
         return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId));
     }
 
@@ -103,6 +103,10 @@ public class LockResource {
     public Uni<Response> retry(@RestPath String lcid, @RestPath String requestId) {
         String tenant = callers.admin(identity).tenant();
         return answer(coordinator.retry(tenant, rules.lcid(lcid), rules.requestId(requestId)));
+    }
+
+    private String tenant() {
+        return callers.of(identity).tenant();
     }
 
     private static Uni<Response> answer(Uni<Outcome> outcome) {

@@ -63,7 +63,8 @@ public class ApiKeys {
         return tenants;
     }
 
-    static String sha256(String key) {
+    /** The digest an API key is configured by (README, Security). */
+    public static String sha256(String key) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(key.getBytes(StandardCharsets.UTF_8)));

@@ -60,6 +60,18 @@ class LimitsScenariosTest {
     }
 
     @Test
+    void given_a_body_over_256_kib_on_any_operation_then_413_problem_as_the_contract_says() {
+        String huge = "{\"token\":\"t\",\"requestId\":\"r\",\"reason\":\"" + "h".repeat(300 * 1024) + "\"}";
+        for (String operation : java.util.List.of("heartbeat", "abort", "complete", "acquire")) {
+            dev.baton.testing.Api.client().body(huge).post("/v1/locks/{lcid}/" + operation, unique("order")).then()
+                    .statusCode(413)
+                    .contentType("application/problem+json")
+                    .body("code", equalTo("PAYLOAD_TOO_LARGE"));
+        }
+        dev.baton.testing.Api.client().body(huge).post("/v1/claims").then().statusCode(413);
+    }
+
+    @Test
     void given_a_result_over_the_limit_when_completing_then_413_and_the_request_stays_active() {
         String lcid = unique("order");
         String token = acquire(lcid, "a").then().extract().path("token");

@@ -56,7 +56,7 @@ class ProdProfileIT {
         Launched service = launch(Map.of(
                 "QUARKUS_REDIS_HOSTS", redisUrl,
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
-                "BATON_AUTH_API_KEYS", "team-a:" + sha256("it-key-a"),
+                "BATON_AUTH_API_KEYS", "team-a:" + dev.baton.security.ApiKeys.sha256("it-key-a"),
                 "BATON_LEASE_DEFAULT_MS", "12345",
                 "BATON_QUEUE_MAX_LENGTH", "1",
                 "BATON_QUEUE_RETRY_AFTER_SECONDS", "7"));
@@ -168,11 +168,6 @@ class ProdProfileIT {
         } catch (IOException | InterruptedException e) {
             return -1;
         }
-    }
-
-    private static String sha256(String key) throws Exception {
-        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                .digest(key.getBytes(StandardCharsets.UTF_8)));
     }
 
     private record Launched(Process process, File log) {

@@ -1,9 +1,5 @@
 package dev.baton.testing;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Map;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -23,11 +19,6 @@ public class AuthEnabledProfile implements QuarkusTestProfile {
     }
 
     public static String sha256(String key) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(key.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return dev.baton.security.ApiKeys.sha256(key);
     }
 }
