@@ -13,20 +13,21 @@
 local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local dead_keep = tonumber(ARGV[9])
+-- No prune here: every request ends through complete, abort or claim, and they prune.
 local now, now_us = clock()
-prune(now)
 
+-- A new request's meta; written by the caller once its state is settled (one write, not two).
 local function create(state)
-  local m = { s = state, a = 1, qt = num(now) }
-  put_meta(rid, m)
+  local m = { s = state, a = 1, qt = num(now), p = payload ~= '' and 1 or 0 }
   if payload ~= '' then redis.call('HSET', K_REQS, 'p:' .. rid, payload) end
   return m
 end
 
 local reply
-local l = recover_orphan(now, max_attempts, dead_keep)
+local l, had_lock = recover_orphan(now, max_attempts, dead_keep)
 local m = get_meta(rid)
 local qlen = redis.call('LLEN', K_QUEUE)
+local was_idle = not had_lock and qlen == 0
 
 if l then
   if m then
@@ -42,7 +43,7 @@ if l then
   elseif qlen >= qmax then
     reply = { 'QUEUE_FULL', qlen }
   else
-    create('QUEUED')
+    put_meta(rid, create('QUEUED'))
     qlen = redis.call('RPUSH', K_QUEUE, rid)
     reply = { 'QUEUED', qlen, qlen }
   end
@@ -52,23 +53,26 @@ elseif qlen == 0 then
   m = create('ACTIVE')
   local fence = next_fence(now_us)
   activate(rid, m, fence, now)
-  grant(token, rid, fence, now, lease, rid, 'acquire')
-  reply = acquired_reply(read_lock())
+  reply = acquired_reply(grant(token, rid, fence, now, lease, rid, 'acquire'))
 elseif not m and qlen >= qmax then
   reply = { 'QUEUE_FULL', qlen }
 else
   -- Lock free but work is waiting: keep FIFO, and make this caller the one who drains it.
   if not m then
-    create('QUEUED')
+    put_meta(rid, create('QUEUED'))
     redis.call('RPUSH', K_QUEUE, rid)
   end
   local head = redis.call('LPOP', K_QUEUE)
   local hm = get_meta(head)
   local fence = next_fence(now_us)
   activate(head, hm, fence, now)
-  grant(token, head, fence, now, lease, rid, 'acquire')
-  reply = next_reply(read_lock(), hm, head)
+  reply = next_reply(grant(token, head, fence, now, lease, rid, 'acquire'), hm, head)
 end
 
-touch(idle, now)
+-- After a grant the lcid is busy; with a live holder it was busy and still is: no TTL to change.
+if reply[1] == 'ACQUIRED' or reply[1] == 'NEXT' then
+  if was_idle then persist_busy() end
+elseif not l then
+  touch(idle, now, was_idle)
+end
 return with_stats(reply)

@@ -32,8 +32,7 @@ else
     local m = get_meta(head)
     local fence = next_fence(now_us)
     activate(head, m, fence, now)
-    grant(token, head, fence, now, lease, '', 'claim')
-    reply = next_reply(read_lock(), m, head)
+    reply = next_reply(grant(token, head, fence, now, lease, '', 'claim'), m, head)
   end
 end
 

@@ -26,12 +26,13 @@ if l and l.token == token and l.rid == rid and m then
     local nm = get_meta(nxt)
     local fence = next_fence(now_us)
     activate(nxt, nm, fence, now)
-    grant(token, nxt, fence, now, tonumber(l.lease), '', 'complete')
-    reply = next_reply(read_lock(), nm, nxt)
+    reply = next_reply(grant(token, nxt, fence, now, tonumber(l.lease), '', 'complete'), nm, nxt)
   else
     m.nx = ''
     finish(rid, m, 'DONE', now, keep)
     redis.call('DEL', K_LOCK)
+    -- No holder, empty queue: the lcid is idle now.
+    expire_idle(idle, now)
     reply = { 'RELEASED', 0 }
   end
 elseif m and m.s == 'DONE' and m.tok == token then
@@ -47,5 +48,5 @@ else
   reply = { 'LOCK_LOST' }
 end
 
-touch(idle, now)
+-- Every other path leaves the lcid busy as it was, or changes nothing.
 return with_stats(reply)

@@ -10,5 +10,6 @@ local l = live_lock(now)
 if not l or l.token ~= token then return with_stats({ 'LOCK_LOST' }) end
 local lease = tonumber(l.lease)
 if lease_arg ~= '' then lease = tonumber(lease_arg) end
-redis.call('HSET', K_LOCK, 'exp', num(now + lease), 'lease', lease)
-return with_stats(acquired_reply(read_lock()))
+l.exp, l.lease = num(now + lease), tostring(lease)
+redis.call('HSET', K_LOCK, 'exp', l.exp, 'lease', l.lease)
+return with_stats(acquired_reply(l))

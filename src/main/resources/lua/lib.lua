@@ -13,7 +13,13 @@
 -- its last grant, why = last reason, by = who aborted it, tok = token that finished it,
 -- nx = the request handed off by its complete ('' when the lock was released), pend = queue
 -- length answered by its abort, qt = when it last joined the queue, at = when it last became
--- ACTIVE (ms, Redis clock).
+-- ACTIVE (ms, Redis clock), p = 1 when it has a payload field, 0 when not (absent in records
+-- older than the field: then the payload field is looked up).
+--
+-- Expiry: while an lcid is busy (a lock hash or a non-empty queue) none of its keys has a TTL;
+-- when it becomes idle, requests, fence and purge get one (the lock and an empty queue do not
+-- exist then). TTLs change only on those transitions, so the hot paths (queue, handoff) touch
+-- no TTL at all.
 --
 -- State-changing scripts end their reply with with_stats(reply): a last element
 -- { requeued, dead, queue wait ms or -1, hold ms or -1, claim index score or -1, dead rid or false }
@@ -61,8 +67,11 @@ local function finish(rid, m, state, now, keep)
     stats.dead_rid = rid
   end
   m.s = state
+  if state ~= 'DEAD' and m.p ~= 0 then
+    redis.call('HDEL', K_REQS, 'p:' .. rid)
+    m.p = 0
+  end
   put_meta(rid, m)
-  if state ~= 'DEAD' then redis.call('HDEL', K_REQS, 'p:' .. rid) end
   redis.call('ZADD', K_PURGE, now + keep, rid)
 end
 
@@ -116,23 +125,28 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
 end
 
 -- Before any grant: a holder whose lease ran out loses its request back to the queue.
+-- Answers the live lock (or nil) and whether a lock hash existed at all.
 local function recover_orphan(now, max_attempts, dead_keep)
   local l = read_lock()
-  if not l then return nil end
-  if tonumber(l.exp) > now then return l end
+  if not l then return nil, false end
+  if tonumber(l.exp) > now then return l, true end
   local m = get_meta(l.rid)
   if m and m.s == 'ACTIVE' then
     requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
   end
   redis.call('DEL', K_LOCK)
-  return nil
+  return nil, true
 end
 
+-- Answers the lock as read_lock would now read it, so replies need no second read.
 local function grant(token, rid, fence, now, lease, caller, via)
-  redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', num(fence),
-    'exp', num(now + lease), 'lease', lease, 'caller', caller, 'via', via)
+  local l = { token = token, rid = rid, fence = num(fence), exp = num(now + lease), lease = tostring(lease),
+    caller = caller, via = via }
+  redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
+    'exp', l.exp, 'lease', l.lease, 'caller', caller, 'via', via)
   -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index.
   if via ~= 'complete' then stats.index_at = now + lease end
+  return l
 end
 
 -- Makes rid the active request under the lock.
@@ -145,7 +159,9 @@ local function activate(rid, m, fence, now)
 end
 
 local function next_reply(l, m, rid)
-  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), rid, tostring(m.a), get_payload(rid) or false }
+  local payload = false
+  if m.p ~= 0 then payload = get_payload(rid) or false end
+  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), rid, tostring(m.a), payload }
 end
 
 local function acquired_reply(l)
@@ -164,13 +180,23 @@ end
 
 -- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
 -- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
-local function touch(idle, now)
-  if redis.call('LLEN', K_QUEUE) == 0 and redis.call('EXISTS', K_LOCK) == 0 then
-    local ttl = idle
-    local last = redis.call('ZRANGE', K_PURGE, -1, -1, 'WITHSCORES')
-    if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
-    for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
-  else
-    for i = 1, 5 do redis.call('PERSIST', KEYS[i]) end
+local function expire_idle(idle, now)
+  local ttl = idle
+  local last = redis.call('ZRANGE', K_PURGE, -1, -1, 'WITHSCORES')
+  if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
+  for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+
+local function persist_busy()
+  for i = 3, 5 do redis.call('PERSIST', KEYS[i]) end
+end
+
+-- After a state change: was_idle says whether the lcid was idle before it (nil: not known).
+-- A busy lcid that stays busy has no TTL to change.
+local function touch(idle, now, was_idle)
+  if redis.call('EXISTS', K_LOCK) == 0 and redis.call('LLEN', K_QUEUE) == 0 then
+    expire_idle(idle, now)
+  elseif was_idle ~= false then
+    persist_busy()
   end
 end
