@@ -1,6 +1,5 @@
 package dev.baton.redis;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -8,10 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import dev.baton.lock.BatonConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
-import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 
@@ -32,12 +29,10 @@ public class ScriptRunner {
      */
     private static final Set<String> BUG_ERRORS = Set.of("ERR", "WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS");
 
-    private final Redis redis;
-    private final Duration timeout;
+    private final SharedConnections redis;
 
-    public ScriptRunner(Redis redis, BatonConfig config) {
+    public ScriptRunner(SharedConnections redis) {
         this.redis = redis;
-        this.timeout = config.backend().timeout();
     }
 
     public Uni<Response> run(LuaScript script, LockKeys keys, List<String> args) {
@@ -61,10 +56,9 @@ public class ScriptRunner {
         return guarded(send(request));
     }
 
+    /** Calls time out in {@link SharedConnections}; here every other backend fault becomes "unavailable". */
     private <T> Uni<T> guarded(Uni<T> call) {
-        return call.ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
-                        "Redis did not answer within " + timeout.toMillis() + " ms", null))
-                .onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
+        return call.onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
     }
 
     /**
