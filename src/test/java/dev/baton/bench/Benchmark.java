@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import javax.imageio.ImageIO;
 
@@ -41,6 +42,7 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisAPI;
+import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -65,6 +67,9 @@ public final class Benchmark {
     private final AtomicLong scenarioRuns = new AtomicLong();
     private volatile Map<String, CompletableFuture<Void>> lastSignals = Map.of();
     private final AtomicLong lastProcessed = new AtomicLong();
+    private final String servicePid;
+    private String redisPid;
+    private CpuSnapshot scenarioCpu;
 
     private Map<String, CompletableFuture<Void>> signals() {
         return lastSignals;
@@ -77,15 +82,75 @@ public final class Benchmark {
         this.redisUrl = args.getOrDefault("redis", "redis://127.0.0.1:6379");
         this.seconds = Long.parseLong(args.getOrDefault("seconds", "8"));
         this.apiKey = args.get("key");
+        this.servicePid = args.get("pid");
+        this.redisPid = args.get("redis-pid");
     }
 
     /** One scenario's figures. */
+    /**
+     * One scenario's figures. cpuUsPerOp: CPU time (user + system) each process spent per cycle or
+     * processed request while the scenario ran, read from /proc; it shows which of the three
+     * processes sharing the cores is the limit. idlePct: the machine's idle share of all cores.
+     */
     record Result(String scenario, int clients, double perSecond, String unit, double p50Ms, double p99Ms,
-            double maxMs, long count, long errors) {
-        static Result of(String scenario, int clients, String unit, Histogram latency, long count, long errors,
-                double secondsRun) {
-            return new Result(scenario, clients, round(count / secondsRun), unit, ms(latency.getValueAtPercentile(50)),
-                    ms(latency.getValueAtPercentile(99)), ms(latency.getMaxValue()), count, errors);
+            double maxMs, long count, long errors, Map<String, Double> cpuUsPerOp, double idlePct) {
+    }
+
+    private Result result(String scenario, int clients, String unit, Histogram latency, long count, long errors,
+            double secondsRun) {
+        Map<String, Double> cpu = new LinkedHashMap<>();
+        CpuSnapshot now = CpuSnapshot.take(servicePid, redisPid);
+        for (Map.Entry<String, Long> process : now.ticks().entrySet()) {
+            Long before = scenarioCpu.ticks().get(process.getKey());
+            if (before != null && count > 0) {
+                cpu.put(process.getKey(), round((process.getValue() - before) * 10_000.0 / count));
+            }
+        }
+        long allTicks = now.allTicks() - scenarioCpu.allTicks();
+        double idle = allTicks <= 0 ? -1 : round(100.0 * (now.idleTicks() - scenarioCpu.idleTicks()) / allTicks);
+        return new Result(scenario, clients, round(count / secondsRun), unit, ms(latency.getValueAtPercentile(50)),
+                ms(latency.getValueAtPercentile(99)), ms(latency.getMaxValue()), count, errors, cpu, idle);
+    }
+
+    /** Marks the start of a scenario's measurement for {@link #result}. */
+    private void begin() {
+        scenarioCpu = CpuSnapshot.take(servicePid, redisPid);
+    }
+
+    /** CPU ticks (1/100 s, Linux's USER_HZ) of the load generator, the service and Redis, and of the machine. */
+    record CpuSnapshot(Map<String, Long> ticks, long allTicks, long idleTicks) {
+        static CpuSnapshot take(String servicePid, String redisPid) {
+            Map<String, Long> ticks = new LinkedHashMap<>();
+            ticks.put("loadGenerator", processTicks("self"));
+            if (servicePid != null) {
+                ticks.put("service", processTicks(servicePid));
+            }
+            if (redisPid != null) {
+                ticks.put("redis", processTicks(redisPid));
+            }
+            ticks.values().removeIf(t -> t < 0);
+            long all = 0;
+            long idle = 0;
+            try {
+                String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                for (int i = 1; i < cpu.length; i++) {
+                    all += Long.parseLong(cpu[i]);
+                }
+                idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
+            } catch (IOException | RuntimeException notLinux) {
+                all = -1;
+            }
+            return new CpuSnapshot(ticks, all, idle);
+        }
+
+        private static long processTicks(String pid) {
+            try {
+                String stat = Files.readString(Path.of("/proc", pid, "stat"));
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+            } catch (IOException | RuntimeException gone) {
+                return -1;
+            }
         }
     }
 
@@ -108,14 +173,34 @@ public final class Benchmark {
         Path out = Path.of(args.getOrDefault("out", "target/benchmark"));
         Files.createDirectories(out);
         String pid = args.get("pid");
+        if (redisPid == null) {
+            redisPid = localRedisPid();
+        }
         List<Result> results = new ArrayList<>();
         System.err.println("warming up");
-        if (args.containsKey("only-hot")) {
-            System.out.println(JSON.writeValueAsString(hotLcid(16, seconds)));
+        if (args.containsKey("only")) {
+            // One scenario after its own warm-up: for profiling and for trying a change quickly.
+            int clients = Integer.parseInt(args.getOrDefault("clients", "64"));
+            long warmup = Long.parseLong(args.getOrDefault("warmup", "8"));
+            Result result = null;
+            for (long forSeconds : new long[] { warmup, seconds }) {
+                result = switch (args.get("only")) {
+                    case "uncontended" -> uncontended(clients, forSeconds);
+                    case "hot" -> hotLcid(clients, forSeconds);
+                    case "direct" -> scriptsDirect(clients, forSeconds);
+                    case "spin" -> spinLock(clients, forSeconds);
+                    default -> throw new IllegalArgumentException("--only=uncontended|hot|direct|spin");
+                };
+                System.err.println("measuring");
+            }
+            System.out.println(JSON.writeValueAsString(result));
             return;
         }
-        uncontended(32, 12); // warm-up: JIT (service and load generator), pools, script cache
-        hotLcid(16, 3);
+        // Warm-up: the JIT of both JVMs (on two shared cores the service's C2 compiler is still busy
+        // after 30 s of load), pools, the script cache.
+        long warmup = Long.parseLong(args.getOrDefault("warmup", "45"));
+        uncontended(64, warmup);
+        hotLcid(16, Math.max(3, warmup / 6));
         results.add(uncontended(64, seconds));
         results.add(hotLcid(16, seconds));
         System.err.println("hot lcid done");
@@ -148,6 +233,7 @@ public final class Benchmark {
     private Result uncontended(int clients, long forSeconds) throws Exception {
         HttpClient http = http(clients);
         ConcurrentHistogram latency = histogram();
+        begin();
         AtomicLong cycles = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
@@ -156,7 +242,7 @@ public final class Benchmark {
                 "bench-" + run + "-u" + scenario + "-" + c, 0, deadline, latency, cycles, errors, done));
         http.close();
         System.err.printf("uncontended with %d clients done%n", clients);
-        return Result.of("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
+        return result("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
                 took);
     }
 
@@ -193,6 +279,7 @@ public final class Benchmark {
         HttpClient http = http(submitters);
         String lcid = "bench-" + run + "-hot" + scenarioRuns.incrementAndGet();
         ConcurrentHistogram latency = histogram();
+        begin();
         Map<String, Long> submittedAt = new ConcurrentHashMap<>();
         Map<String, CompletableFuture<Void>> processedSignals = new ConcurrentHashMap<>();
         lastSignals = processedSignals;
@@ -225,7 +312,7 @@ public final class Benchmark {
         }
         double took = (lastProcessed.get() - start) / 1e9;
         http.close();
-        return Result.of("hot lcid submit->processed", submitters, "processed/s", latency, processed.get(),
+        return result("hot lcid submit->processed", submitters, "processed/s", latency, processed.get(),
                 errors.get(), took);
     }
 
@@ -287,17 +374,29 @@ public final class Benchmark {
         Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl)
                 .setMaxPoolSize(clients).setMaxPoolWaiting(clients * 4));
         ConcurrentHistogram latency = histogram();
+        begin();
         AtomicLong cycles = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        double took = closedLoops(clients, forSeconds, (c, done) -> scriptLoop(redis,
-                LockKeys.of("default", "bench-" + run + "-direct-" + c), 0, deadline, latency, cycles, errors, done));
+        long scenario = scenarioRuns.incrementAndGet();
+        // Like the service: two shared connections, calls pipelined on them.
+        List<RedisConnection> shared = List.of(connect(redis), connect(redis));
+        AtomicLong turn = new AtomicLong();
+        Function<Request, Future<Response>> send = request -> shared
+                .get((int) (turn.getAndIncrement() % shared.size())).send(request);
+        double took = closedLoops(clients, forSeconds, (c, done) -> scriptLoop(send,
+                LockKeys.of("default", "bench-" + run + "-direct" + scenario + "-" + c), 0, deadline, latency, cycles,
+                errors, done));
         redis.close();
-        return Result.of("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
+        return result("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
                 cycles.get(), errors.get(), took);
     }
 
-    private void scriptLoop(Redis redis, LockKeys keys, long n, long deadline, ConcurrentHistogram latency,
+    private static RedisConnection connect(Redis redis) throws Exception {
+        return redis.connect().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private void scriptLoop(Function<Request, Future<Response>> redis, LockKeys keys, long n, long deadline, ConcurrentHistogram latency,
             AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
         if (System.nanoTime() >= deadline) {
             done.complete(null);
@@ -320,19 +419,19 @@ public final class Benchmark {
                 });
     }
 
-    private static Future<Response> eval(Redis redis, LuaScript script, LockKeys keys, String... args) {
+    private static Future<Response> eval(Function<Request, Future<Response>> redis, LuaScript script, LockKeys keys, String... args) {
         Request request = Request.cmd(Command.EVALSHA).arg(script.sha1()).arg(5);
         keys.asList().forEach(request::arg);
         for (String arg : args) {
             request.arg(arg);
         }
-        return redis.send(request).recover(failure -> {
+        return redis.apply(request).recover(failure -> {
             Request eval = Request.cmd(Command.EVAL).arg(script.source()).arg(5);
             keys.asList().forEach(eval::arg);
             for (String arg : args) {
                 eval.arg(arg);
             }
-            return redis.send(eval);
+            return redis.apply(eval);
         });
     }
 
@@ -347,13 +446,14 @@ public final class Benchmark {
         RedisAPI api = RedisAPI.api(redis);
         String key = "bench:" + run + ":spin";
         ConcurrentHistogram latency = histogram();
+        begin();
         AtomicLong processed = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
         double took = closedLoops(workers, forSeconds, (w, done) -> spinLoop(api, key, deadline, latency, processed,
                 errors, done));
         redis.close();
-        return Result.of("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)", workers,
+        return result("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)", workers,
                 "processed/s", latency, processed.get(), errors.get(), took);
     }
 
@@ -434,6 +534,19 @@ public final class Benchmark {
                         throw new IllegalStateException(e);
                     }
                 }));
+    }
+
+    /** The pid INFO reports, when that process is on this machine (a local Redis), else null. */
+    private String localRedisPid() throws Exception {
+        Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl));
+        try {
+            String info = redis.send(Request.cmd(Command.INFO).arg("server")).toCompletionStage().toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS).toString();
+            java.util.regex.Matcher pid = java.util.regex.Pattern.compile("process_id:(\\d+)").matcher(info);
+            return pid.find() && Files.exists(Path.of("/proc", pid.group(1))) ? pid.group(1) : null;
+        } finally {
+            redis.close();
+        }
     }
 
     private static ConcurrentHistogram histogram() {
