@@ -24,8 +24,8 @@ import io.vertx.mutiny.redis.client.Response;
  * answers many calls per system call instead of one call per pooled connection. (One connection
  * per event-loop thread, to keep each call on its thread, measured slower: fewer calls per batch.)
  * A connection that fails, closes, does not open in time or leaves a call unanswered past the
- * backend timeout is dropped, and the next call opens a new one: a Redis restart or failover
- * heals without restarting the service.
+ * backend timeout is dropped (handed back to the client's pool, which discards broken ones), and
+ * the next call takes one again: a Redis restart or failover heals without restarting the service.
  */
 @ApplicationScoped
 public class SharedConnections {
@@ -57,13 +57,19 @@ public class SharedConnections {
                 })
                 .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
-                // An error reply comes over a healthy connection; anything else may mean it is broken.
-                .onFailure(failure -> !(failure instanceof io.vertx.redis.client.Response))
+                // An error reply comes over a healthy connection, and so does "too many calls in
+                // flight" (answered 503 like any overload); anything else may mean it is broken.
+                .onFailure(failure -> !(failure instanceof io.vertx.redis.client.Response) && !isFull(failure))
                 .invoke(failure -> {
                     if (used.get() != null) {
                         slot.drop(used.get(), failure);
                     }
                 });
+    }
+
+    private static boolean isFull(Throwable failure) {
+        String message = failure.getMessage();
+        return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("waiting queue is full");
     }
 
     @PreDestroy
