@@ -80,13 +80,6 @@ public interface BatonConfig {
         /** Retry-After sent with 429 QUEUE_FULL. */
         @WithDefault("1")
         int retryAfterSeconds();
-
-        /**
-         * Redis connections that all requests share, calls pipelined on each (at most
-         * quarkus.redis.max-waiting-handlers in flight per connection).
-         */
-        @WithDefault("2")
-        int connections();
     }
 
     interface Payload {
