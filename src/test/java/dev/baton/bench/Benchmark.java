@@ -238,34 +238,45 @@ public final class Benchmark {
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
         long scenario = scenarioRuns.incrementAndGet();
-        double took = closedLoops(clients, forSeconds, (c, done) -> cycleLoop(http,
-                "bench-" + run + "-u" + scenario + "-" + c, 0, deadline, latency, cycles, errors, done));
+        double took = closedLoops(clients, forSeconds, (c, done) -> {
+            String lcid = "bench-" + run + "-u" + scenario + "-" + c;
+            cycles(n -> httpCycle(http, lcid, n), 0, deadline, latency, cycles, errors, done);
+        });
         http.close();
         System.err.printf("uncontended with %d clients done%n", clients);
         return result("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
                 took);
     }
 
-    private void cycleLoop(HttpClient http, String lcid, long n, long deadline, ConcurrentHistogram latency,
-            AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
+    /** One acquire -> complete cycle over HTTP; true when it ended RELEASED. */
+    private Future<Boolean> httpCycle(HttpClient http, String lcid, long n) {
+        String requestId = "r" + n;
+        return post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"}")
+                .compose(granted -> post(http, "/v1/locks/" + lcid + "/complete",
+                        "{\"token\":\"" + granted.get("token").asText() + "\",\"requestId\":\"" + requestId + "\"}"))
+                .map(released -> "RELEASED".equals(released.path("status").asText()));
+    }
+
+    /**
+     * A closed loop of one client: runs cycle n, records its latency (or an error), then cycle
+     * n + 1, until the deadline.
+     */
+    private static void cycles(Function<Long, Future<Boolean>> cycle, long n, long deadline,
+            ConcurrentHistogram latency, AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
         if (System.nanoTime() >= deadline) {
             done.complete(null);
             return;
         }
         long start = System.nanoTime();
-        String requestId = "r" + n;
-        post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"}")
-                .compose(granted -> post(http, "/v1/locks/" + lcid + "/complete",
-                        "{\"token\":\"" + granted.get("token").asText() + "\",\"requestId\":\"" + requestId + "\"}"))
-                .onComplete(result -> {
-                    if (result.succeeded() && "RELEASED".equals(result.result().path("status").asText())) {
-                        latency.recordValue((System.nanoTime() - start) / 1000);
-                        cycles.incrementAndGet();
-                    } else {
-                        errors.incrementAndGet();
-                    }
-                    cycleLoop(http, lcid, n + 1, deadline, latency, cycles, errors, done);
-                });
+        cycle.apply(n).onComplete(result -> {
+            if (result.succeeded() && result.result()) {
+                latency.recordValue((System.nanoTime() - start) / 1000);
+                cycles.incrementAndGet();
+            } else {
+                errors.incrementAndGet();
+            }
+            cycles(cycle, n + 1, deadline, latency, cycles, errors, done);
+        });
     }
 
     // ---- b. one hot lcid: submitters queue work, holders drain it by handoff ----------------------
@@ -384,9 +395,10 @@ public final class Benchmark {
         AtomicLong turn = new AtomicLong();
         Function<Request, Future<Response>> send = request -> shared
                 .get((int) (turn.getAndIncrement() % shared.size())).send(request);
-        double took = closedLoops(clients, forSeconds, (c, done) -> scriptLoop(send,
-                LockKeys.of("default", "bench-" + run + "-direct" + scenario + "-" + c), 0, deadline, latency, cycles,
-                errors, done));
+        double took = closedLoops(clients, forSeconds, (c, done) -> {
+            LockKeys keys = LockKeys.of("default", "bench-" + run + "-direct" + scenario + "-" + c);
+            cycles(n -> scriptCycle(send, keys, n), 0, deadline, latency, cycles, errors, done);
+        });
         redis.close();
         return result("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
                 cycles.get(), errors.get(), took);
@@ -396,27 +408,14 @@ public final class Benchmark {
         return redis.connect().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
     }
 
-    private void scriptLoop(Function<Request, Future<Response>> redis, LockKeys keys, long n, long deadline, ConcurrentHistogram latency,
-            AtomicLong cycles, AtomicLong errors, CompletableFuture<Void> done) {
-        if (System.nanoTime() >= deadline) {
-            done.complete(null);
-            return;
-        }
-        long start = System.nanoTime();
+    /** One acquire.lua -> complete.lua cycle straight on Redis; true when it ended RELEASED. */
+    private static Future<Boolean> scriptCycle(Function<Request, Future<Response>> redis, LockKeys keys, long n) {
         String requestId = "r" + n;
         String token = "t" + ThreadLocalRandom.current().nextLong();
-        eval(redis, LuaScript.ACQUIRE, keys, requestId, token, "30000", "", "1000", "5", "3600000", "86400000",
+        return eval(redis, LuaScript.ACQUIRE, keys, requestId, token, "30000", "", "1000", "5", "3600000", "86400000",
                 "604800000")
                 .compose(r -> eval(redis, LuaScript.COMPLETE, keys, token, requestId, "", "3600000", "86400000"))
-                .onComplete(result -> {
-                    if (result.succeeded() && "RELEASED".equals(result.result().get(0).toString())) {
-                        latency.recordValue((System.nanoTime() - start) / 1000);
-                        cycles.incrementAndGet();
-                    } else {
-                        errors.incrementAndGet();
-                    }
-                    scriptLoop(redis, keys, n + 1, deadline, latency, cycles, errors, done);
-                });
+                .map(released -> "RELEASED".equals(released.get(0).toString()));
     }
 
     private static Future<Response> eval(Function<Request, Future<Response>> redis, LuaScript script, LockKeys keys, String... args) {
