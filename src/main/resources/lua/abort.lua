@@ -11,7 +11,7 @@
 -- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND (see LuaReplies.java).
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
 local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local now = clock()
+local now, now_us = clock()
 prune(now)
 
 local reply
@@ -35,7 +35,7 @@ if token ~= '' then
     m.pend = pending
     put_meta(rid, m)
     -- Released with work waiting: claimable right away.
-    if pending > 0 then stats.index_at = now end
+    if pending > 0 then index_hint(now, now_us) end
     reply = { 'RELEASED', pending }
   elseif m and m.abt == token then
     reply = { 'RELEASED', m.pend }

@@ -53,7 +53,7 @@ elseif qlen == 0 then
   m = create('ACTIVE')
   local fence = next_fence(now_us)
   activate(rid, m, fence, now)
-  reply = acquired_reply(grant(token, rid, fence, now, lease, rid, 'acquire'))
+  reply = acquired_reply(grant(token, rid, fence, now, now_us, lease, rid, 'acquire'))
 elseif not m and qlen >= qmax then
   reply = { 'QUEUE_FULL', qlen }
 else
@@ -66,7 +66,7 @@ else
   local hm = get_meta(head)
   local fence = next_fence(now_us)
   activate(head, hm, fence, now)
-  reply = next_reply(grant(token, head, fence, now, lease, rid, 'acquire'), hm, head)
+  reply = next_reply(grant(token, head, fence, now, now_us, lease, rid, 'acquire'), hm, head)
 end
 
 -- After a grant the lcid is busy; with a live holder it was busy and still is: no TTL to change.

@@ -26,7 +26,7 @@ if l and l.token == token and l.rid == rid and m then
     local nm = get_meta(nxt)
     local fence = next_fence(now_us)
     activate(nxt, nm, fence, now)
-    reply = next_reply(grant(token, nxt, fence, now, tonumber(l.lease), '', 'complete'), nm, nxt)
+    reply = next_reply(grant(token, nxt, fence, now, now_us, tonumber(l.lease), '', 'complete'), nm, nxt)
   else
     m.nx = ''
     finish(rid, m, 'DONE', now, keep)

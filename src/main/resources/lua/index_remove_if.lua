@@ -1,5 +1,5 @@
--- index_remove_if: drop an index entry only if nobody re-scored it since it was read, so a hint
--- written meanwhile by a new grant is never lost.
+-- index_remove_if: drop a dead-letter index entry only if nobody re-scored it since it was read,
+-- so a request that died again meanwhile stays listed.
 -- KEYS[1] the index (zset)
 -- ARGV[1] member
 -- ARGV[2] the score it had when read

@@ -5,7 +5,8 @@
 -- KEYS (identical for every script; all carry the hash tag {lcid}, so one slot holds the lcid):
 --   KEYS[1] lock     hash   token, rid, fence, exp (ms, Redis clock), lease (ms), caller, via
 --   KEYS[2] queue    list   requestIds waiting, head = next to run
---   KEYS[3] requests hash   "m:<rid>" -> cjson meta, "p:<rid>" -> payload JSON, "r:<rid>" -> result JSON
+--   KEYS[3] requests hash   "m:<rid>" -> cjson meta, "p:<rid>" -> payload JSON, "r:<rid>" -> result JSON,
+--                           "seq" -> the lcid's claim-index version (see index_hint)
 --   KEYS[4] fence    string the last fence handed out for this lcid
 --   KEYS[5] purge    zset   terminal requestIds, scored by when their record may be dropped
 --
@@ -22,17 +23,19 @@
 -- no TTL at all.
 --
 -- State-changing scripts end their reply with with_stats(reply): a last element
--- { requeued, dead, queue wait ms or -1, hold ms or -1, claim index score or -1, dead rid or false }
+-- { requeued, dead, queue wait ms or -1, hold ms or -1, claim index score or -1, dead rid or false,
+--   claim index version or false }
 -- that feeds the service's metrics and its best-effort cross-lcid indexes (claims, dead letters),
 -- which live in other slots and so cannot be written here. Numbers that can exceed 14 digits are kept as strings because
 -- cjson would round them.
 
 local K_LOCK, K_QUEUE, K_REQS, K_FENCE, K_PURGE = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
-local stats = { requeued = 0, dead = 0, waited = -1, held = -1, index_at = -1, dead_rid = false }
+local stats = { requeued = 0, dead = 0, waited = -1, held = -1, index_at = -1, dead_rid = false, index_seq = false }
 
 local function with_stats(reply)
-  reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held, stats.index_at, stats.dead_rid }
+  reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held, stats.index_at, stats.dead_rid,
+    stats.index_seq }
   return reply
 end
 
@@ -138,14 +141,33 @@ local function recover_orphan(now, max_attempts, dead_keep)
   return nil, true
 end
 
+-- The claim index (another slot, written by the service after the script) may receive hints out
+-- of order: batched, from two connections or two replicas. Each hint therefore carries a
+-- version that rises with every change that hints, also across key expiry (as fences do), and
+-- the index keeps the newest version's hint: the grant's "look when the lease ends" can never
+-- overwrite a later abort's "look now".
+local function index_hint(at, now_us)
+  local stored = tonumber(redis.call('HGET', K_REQS, 'seq') or '0')
+  local seq = num(math.max(stored + 1, now_us))
+  redis.call('HSET', K_REQS, 'seq', seq)
+  stats.index_at = at
+  stats.index_seq = seq
+end
+
+-- The version of what a reader sees now: at least every hint already given, below every later one.
+local function index_version(now_us)
+  return redis.call('HGET', K_REQS, 'seq') or num(now_us)
+end
+
 -- Answers the lock as read_lock would now read it, so replies need no second read.
-local function grant(token, rid, fence, now, lease, caller, via)
+local function grant(token, rid, fence, now, now_us, lease, caller, via)
   local l = { token = token, rid = rid, fence = num(fence), exp = num(now + lease), lease = tostring(lease),
     caller = caller, via = via }
   redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
     'exp', l.exp, 'lease', l.lease, 'caller', caller, 'via', via)
-  -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index.
-  if via ~= 'complete' then stats.index_at = now + lease end
+  -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index. A
+  -- handoff keeps the earlier hint, which is harmless: too early only costs the claim a look.
+  if via ~= 'complete' then index_hint(now + lease, now_us) end
   return l
 end
 

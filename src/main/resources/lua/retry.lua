@@ -5,7 +5,7 @@
 -- ARGV[3] idle-key retention ms
 -- Returns QUEUED | QUEUE_FULL | NOT_DEAD | NOT_FOUND (see LuaReplies.java).
 local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local now = clock()
+local now, now_us = clock()
 prune(now)
 
 local reply
@@ -28,7 +28,7 @@ else
     qlen = redis.call('RPUSH', K_QUEUE, rid)
     local l = live_lock(now)
     -- No live holder to hand it to: make it claimable.
-    stats.index_at = l and tonumber(l.exp) or now
+    index_hint(l and tonumber(l.exp) or now, now_us)
     reply = { 'QUEUED', qlen, qlen }
   end
 end

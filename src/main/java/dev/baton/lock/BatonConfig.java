@@ -58,6 +58,10 @@ public interface BatonConfig {
         /** Index entries a claim looks at before answering 204. */
         @WithDefault("16")
         int candidates();
+
+        /** Claim-index hints wait this long to be written together: one write per tenant, not one per grant. */
+        @WithDefault("10ms")
+        Duration hintBatch();
     }
 
     Backend backend();

@@ -7,15 +7,18 @@ sealed interface ClaimAnswer {
     record Claimed(Outcome.Next next) implements ClaimAnswer {
     }
 
-    /** A live holder has it until {@code leaseEndsAt} (ms, Redis clock): look again then. */
-    record Busy(long leaseEndsAt) implements ClaimAnswer {
+    /**
+     * A live holder has it until {@code leaseEndsAt} (ms, Redis clock): look again then, unless a
+     * hint newer than {@code indexVersion} says otherwise.
+     */
+    record Busy(long leaseEndsAt, long indexVersion) implements ClaimAnswer {
     }
 
     /** Inspected only: work waits with no live holder. */
     record Claimable() implements ClaimAnswer {
     }
 
-    /** Nothing waits and nobody holds it: not worth indexing. */
-    record Idle() implements ClaimAnswer {
+    /** Nothing waits and nobody holds it: not worth indexing, unless a hint newer than {@code indexVersion} came. */
+    record Idle(long indexVersion) implements ClaimAnswer {
     }
 }

@@ -38,8 +38,10 @@ final class ScriptReplies {
         if (tail == null || tail.type() != io.vertx.redis.client.ResponseType.MULTI || tail.size() < 5) {
             return ScriptStats.NONE;
         }
+        String indexVersion = text(tail, 6);
         return new ScriptStats(tail.get(0).toInteger(), tail.get(1).toInteger(), tail.get(2).toLong(),
-                tail.get(3).toLong(), tail.get(4).toLong(), text(tail, 5));
+                tail.get(3).toLong(), tail.get(4).toLong(), indexVersion == null ? -1 : Long.parseLong(indexVersion),
+                text(tail, 5));
     }
 
     static LockView lockView(String lcid, Response reply) {
@@ -67,11 +69,11 @@ final class ScriptReplies {
             case "NEXT":
                 return new ClaimAnswer.Claimed((Outcome.Next) outcome(lcid, null, reply));
             case "BUSY":
-                return new ClaimAnswer.Busy(number(reply, 1));
+                return new ClaimAnswer.Busy(number(reply, 1), Long.parseLong(text(reply, 2)));
             case "CLAIMABLE":
                 return new ClaimAnswer.Claimable();
             case "IDLE":
-                return new ClaimAnswer.Idle();
+                return new ClaimAnswer.Idle(Long.parseLong(text(reply, 1)));
             default:
                 throw new IllegalStateException("unexpected claim reply " + tag);
         }

@@ -72,10 +72,10 @@ public class WorkCoordinator {
 
     private Uni<Void> tidy(String tenant, WorkIndex.Entry entry, ClaimAnswer answer) {
         if (answer instanceof ClaimAnswer.Busy busy) {
-            return index.rescore(tenant, entry.member(), busy.leaseEndsAt());
+            return index.rescore(tenant, entry.member(), busy.leaseEndsAt(), busy.indexVersion());
         }
-        if (answer instanceof ClaimAnswer.Idle) {
-            return index.removeClaimIfUnchanged(tenant, entry);
+        if (answer instanceof ClaimAnswer.Idle idle) {
+            return index.dropClaim(tenant, entry.member(), idle.indexVersion());
         }
         return Uni.createFrom().voidItem();
     }

@@ -22,13 +22,23 @@ import io.vertx.mutiny.redis.client.Response;
  * Two cross-lcid indexes per tenant, each one sorted set in its own slot: lcids that may need
  * rescue ({@code baton:<tenant>:claimable}, scored by when to look) and DEAD requests
  * ({@code baton:<tenant>:dead}, scored by when they died). They are hints written after the lcid's script, never the truth: every
- * use checks the lcid's own keys, and an entry is only dropped if nobody re-scored it meanwhile.
+ * use checks the lcid's own keys. A claim hint that is too early only costs a look; one that is
+ * too late strands work, so claim hints carry the lcid's index version and the newest version
+ * wins (lua/claim_index_set.lua), whatever order batches, connections and replicas deliver them in.
  */
 @ApplicationScoped
 public class WorkIndex {
 
     static String claimable(String tenant) {
         return "baton:" + tenant + ":claimable";
+    }
+
+    /**
+     * The claim index's entry versions. Its hash tag is the whole name of the index key (which has
+     * no braces), so both keys share one Cluster slot and a script may update them together.
+     */
+    static String claimableVersions(String tenant) {
+        return "{" + claimable(tenant) + "}:versions";
     }
 
     static String dead(String tenant) {
@@ -41,26 +51,37 @@ public class WorkIndex {
     record Entry(String member, long score) {
     }
 
-    /** Claim hints wait this long to be written together: one ZADD per tenant instead of one per grant. */
-    private static final long BATCH_MS = 10;
+    /** A claim hint: look at the lcid at {@code at} (ms, Redis clock), as of the lcid's index {@code version}. */
+    record Hint(long at, long version) {
+
+        /** Of two hints for one lcid, the newer one; for the same version, the earlier look. */
+        static Hint newer(Hint a, Hint b) {
+            if (a.version != b.version) {
+                return a.version > b.version ? a : b;
+            }
+            return a.at <= b.at ? a : b;
+        }
+    }
 
     private final ScriptRunner redis;
     private final Vertx vertx;
-    private final AtomicReference<Map<String, Map<String, Long>>> pending = new AtomicReference<>(new ConcurrentHashMap<>());
+    private final long batchMs;
+    private final AtomicReference<Map<String, Map<String, Hint>>> pending = new AtomicReference<>(new ConcurrentHashMap<>());
     private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
-    public WorkIndex(ScriptRunner redis, Vertx vertx) {
+    public WorkIndex(ScriptRunner redis, Vertx vertx, BatonConfig config) {
         this.redis = redis;
         this.vertx = vertx;
+        this.batchMs = Math.max(1, config.claims().hintBatch().toMillis());
     }
 
     /** Writes the hints a script asked for; a failure only costs a later rescue, so it is logged. */
     void record(String tenant, String lcid, ScriptStats stats) {
         if (stats.claimIndexAt() >= 0) {
             pending.get().computeIfAbsent(tenant, t -> new ConcurrentHashMap<>())
-                    .merge(lcid, stats.claimIndexAt(), Math::max);
+                    .merge(lcid, new Hint(stats.claimIndexAt(), stats.claimIndexVersion()), Hint::newer);
             if (flushScheduled.compareAndSet(false, true)) {
-                vertx.setTimer(BATCH_MS, id -> flushClaimHints());
+                vertx.setTimer(batchMs, id -> flushClaimHints());
             }
         }
         if (stats.deadRequestId() != null) {
@@ -71,16 +92,20 @@ public class WorkIndex {
 
     private void flushClaimHints() {
         flushScheduled.set(false);
-        Map<String, Map<String, Long>> batch = pending.getAndSet(new ConcurrentHashMap<>());
-        batch.forEach((tenant, hints) -> {
-            List<String> args = new ArrayList<>(1 + hints.size() * 2);
-            args.add(claimable(tenant));
-            hints.forEach((lcid, score) -> {
-                args.add(Long.toString(score));
-                args.add(lcid);
-            });
-            fireAndForget(redis.call(Command.ZADD, args.toArray(String[]::new)), tenant + " (" + hints.size() + " lcids)");
+        Map<String, Map<String, Hint>> batch = pending.getAndSet(new ConcurrentHashMap<>());
+        batch.forEach((tenant, hints) -> fireAndForget(setClaimHints(tenant, hints),
+                tenant + " (" + hints.size() + " lcids)"));
+    }
+
+    /** Writes each hint unless the index already holds a newer one for that lcid. */
+    Uni<Response> setClaimHints(String tenant, Map<String, Hint> hints) {
+        List<String> args = new ArrayList<>(hints.size() * 3);
+        hints.forEach((lcid, hint) -> {
+            args.add(lcid);
+            args.add(Long.toString(hint.at()));
+            args.add(Long.toString(hint.version()));
         });
+        return redis.run(LuaScript.CLAIM_INDEX_SET, List.of(claimable(tenant), claimableVersions(tenant)), args);
     }
 
     Uni<List<Entry>> dueClaims(String tenant, int limit) {
@@ -88,12 +113,15 @@ public class WorkIndex {
                 .map(WorkIndex::entries);
     }
 
-    Uni<Void> rescore(String tenant, String lcid, long score) {
-        return redis.call(Command.ZADD, claimable(tenant), "XX", Long.toString(score), lcid).replaceWithVoid();
+    /** A claim found the lcid held until {@code score}: look again then, unless a newer hint came meanwhile. */
+    Uni<Void> rescore(String tenant, String lcid, long score, long version) {
+        return setClaimHints(tenant, Map.of(lcid, new Hint(score, version))).replaceWithVoid();
     }
 
-    Uni<Void> removeClaimIfUnchanged(String tenant, Entry entry) {
-        return removeIfUnchanged(claimable(tenant), entry);
+    /** A claim found the lcid idle: forget it, unless a newer hint came meanwhile. */
+    Uni<Void> dropClaim(String tenant, String lcid, long version) {
+        return redis.run(LuaScript.CLAIM_INDEX_DROP, List.of(claimable(tenant), claimableVersions(tenant)),
+                List.of(lcid, Long.toString(version))).replaceWithVoid();
     }
 
     Uni<List<Entry>> newestDead(String tenant, int limit) {

@@ -25,7 +25,9 @@ public enum LuaScript {
     VIEW_DEAD("view_dead", false, true),
     /** Index scripts run on one cross-lcid index key, without the lcid prelude. */
     INDEX_DUE("index_due", false, false),
-    INDEX_REMOVE_IF("index_remove_if", false, false);
+    INDEX_REMOVE_IF("index_remove_if", false, false),
+    CLAIM_INDEX_SET("claim_index_set", false, false),
+    CLAIM_INDEX_DROP("claim_index_drop", false, false);
 
     private final String source;
     private final String sha1;

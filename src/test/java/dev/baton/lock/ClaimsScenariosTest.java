@@ -5,22 +5,21 @@ import static dev.baton.testing.Api.acquire;
 import static dev.baton.testing.Api.client;
 import static dev.baton.testing.Api.complete;
 import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.heartbeat;
 import static dev.baton.testing.Api.lock;
 import static dev.baton.testing.Api.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.baton.testing.ClaimWorker;
 import dev.baton.testing.RedisTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.path.json.JsonPath;
-import io.restassured.response.Response;
 
 /**
  * Workers that only call POST /v1/claims rescue lcids nobody acquires any more. Orphans left by
@@ -30,46 +29,37 @@ import io.restassured.response.Response;
 @WithTestResource(RedisTestResource.class)
 class ClaimsScenariosTest {
 
-    private static Response claim() {
-        return client().body(fields("leaseMs", 10000)).post("/v1/claims");
-    }
-
-    /** A worker: claim, run the holder loop on the claimed lcid, until there is nothing to claim. */
-    private static List<String> drainAsWorker() {
-        List<String> processed = new ArrayList<>();
-        for (int claims = 0; claims < 500; claims++) {
-            Response claimed = claim();
-            if (claimed.statusCode() == 204) {
-                return processed;
-            }
-            JsonPath r = claimed.then().statusCode(200).body("status", equalTo("NEXT")).extract().jsonPath();
-            String lcid = r.getString("lcid");
-            while (r.getString("status").equals("NEXT")) {
-                String requestId = r.getString("request.requestId");
-                processed.add(lcid + "/" + requestId + "#" + r.getInt("request.attempt"));
-                r = complete(lcid, r.getString("token"), requestId).then().statusCode(200).extract().jsonPath();
-            }
-        }
-        throw new AssertionError("claims never ran dry");
-    }
-
     @Test
     void given_a_dead_holder_with_three_queued_and_no_new_traffic_when_workers_only_claim_then_all_run_in_order()
             throws InterruptedException {
         String lcid = unique("order");
-        acquire(lcid, fields("requestId", "in-flight", "leaseMs", 500)).then().statusCode(200);
+        // A lease long enough for the three to queue behind it even as the first calls of a fresh service.
+        acquire(lcid, fields("requestId", "in-flight", "leaseMs", 1500)).then().statusCode(200);
         for (int i = 1; i <= 3; i++) {
             acquire(lcid, fields("requestId", "q" + i, "payload", Map.of("n", i))).then().statusCode(202);
         }
-        Thread.sleep(800); // the holder died: its lease ran out, and nobody acquires this lcid again
+        Thread.sleep(1800); // the holder died: its lease ran out, and nobody acquires this lcid again
 
-        List<String> processed = drainAsWorker();
+        List<String> processed = ClaimWorker.drain();
 
         assertThat(processed.stream().filter(p -> p.startsWith(lcid + "/")).toList())
                 .containsExactly(lcid + "/in-flight#2", lcid + "/q1#1", lcid + "/q2#1", lcid + "/q3#1");
         assertThat(lock(lcid).getBoolean("held")).isFalse();
         assertThat(lock(lcid).getInt("queueLength")).isZero();
-        claim().then().statusCode(204);
+        ClaimWorker.claim().then().statusCode(204);
+    }
+
+    @Test
+    void given_a_holder_that_shortened_its_lease_and_died_when_workers_only_claim_then_they_get_its_lcid_once_that_lease_ran_out()
+            throws InterruptedException {
+        String lcid = unique("order");
+        String token = acquire(lcid, fields("requestId", "in-flight", "leaseMs", 600_000)).then().statusCode(200)
+                .extract().path("token");
+        acquire(lcid, "waiting").then().statusCode(202);
+        heartbeat(lcid, fields("token", token, "leaseMs", 500)).then().statusCode(200);
+        Thread.sleep(700); // the holder died: the lease it asked for last ran out
+
+        assertThat(ClaimWorker.drainForOneSecond(lcid)).containsExactly(lcid + "/in-flight#2", lcid + "/waiting#1");
     }
 
     @Test
@@ -79,7 +69,7 @@ class ClaimsScenariosTest {
         acquire(lcid, "waiting").then().statusCode(202);
         abort(lcid, fields("requestId", "first", "token", token)).then().body("pending", equalTo(1));
 
-        List<String> processed = drainAsWorker();
+        List<String> processed = ClaimWorker.drain();
 
         assertThat(processed).contains(lcid + "/waiting#1");
     }
@@ -90,7 +80,7 @@ class ClaimsScenariosTest {
         String token = acquire(lcid, fields("requestId", "busy", "leaseMs", 30000)).then().extract().path("token");
         acquire(lcid, "behind").then().statusCode(202);
 
-        List<String> processed = drainAsWorker();
+        List<String> processed = ClaimWorker.drain();
 
         assertThat(processed).noneMatch(p -> p.startsWith(lcid + "/"));
         assertThat(lock(lcid).getString("activeRequestId")).isEqualTo("busy");
@@ -99,8 +89,8 @@ class ClaimsScenariosTest {
 
     @Test
     void given_nothing_orphaned_when_claiming_then_204() {
-        drainAsWorker();
-        claim().then().statusCode(204);
+        ClaimWorker.drain();
+        ClaimWorker.claim().then().statusCode(204);
         client().post("/v1/claims").then().statusCode(204); // the body is optional
     }
 

@@ -1,8 +1,10 @@
 package dev.baton.lock;
 
+import static dev.baton.testing.Api.abort;
 import static dev.baton.testing.Api.acquire;
 import static dev.baton.testing.Api.complete;
 import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.heartbeat;
 import static dev.baton.testing.Api.lock;
 import static dev.baton.testing.Api.request;
 import static dev.baton.testing.Api.unique;
@@ -11,6 +13,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import org.junit.jupiter.api.Test;
 
+import dev.baton.testing.ClaimWorker;
 import dev.baton.testing.RedisTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,6 +40,35 @@ class LimitsScenariosTest {
         request(lcid, "one-too-many").then().statusCode(404);
         // Waiting requests still get their answer from a full queue.
         acquire(lcid, "w1000").then().statusCode(202).body("position", equalTo(1000));
+    }
+
+    @Test
+    void given_a_full_queue_when_the_holders_request_goes_back_to_the_head_then_the_queue_holds_one_more_and_nothing_is_dropped()
+            throws InterruptedException {
+        String lcid = unique("order");
+        String token = acquire(lcid, fields("requestId", "holder", "leaseMs", 600_000)).then().statusCode(200)
+                .extract().path("token");
+        for (int i = 1; i <= 1000; i++) {
+            acquire(lcid, "w" + i).then().statusCode(202);
+        }
+
+        // The holder dies: its lease is cut short, and runs out.
+        heartbeat(lcid, fields("token", token, "leaseMs", 500)).then().statusCode(200);
+        Thread.sleep(700);
+        acquire(lcid, "newcomer").then().statusCode(429).body("code", equalTo("QUEUE_FULL"));
+
+        assertThat(lock(lcid).getBoolean("held")).isFalse();
+        assertThat(lock(lcid).getInt("queueLength")).isEqualTo(1001);
+        request(lcid, "holder").then().statusCode(200).body("state", equalTo("QUEUED"))
+                .body("position", equalTo(1)).body("attempt", equalTo(2));
+
+        // A claim takes it from the head; its holder gives it back with requeue: 1001 again.
+        var claimed = ClaimWorker.claimOf(lcid);
+        assertThat(claimed.getString("request.requestId")).isEqualTo("holder");
+        assertThat(lock(lcid).getInt("queueLength")).isEqualTo(1000);
+        abort(lcid, fields("requestId", "holder", "token", claimed.getString("token"), "requeue", true)).then().statusCode(200)
+                .body("pending", equalTo(1001));
+        request(lcid, "w1000").then().body("position", equalTo(1001));
     }
 
     @Test

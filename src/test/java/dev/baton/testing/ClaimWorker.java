@@ -1,0 +1,98 @@
+package dev.baton.testing;
+
+import static dev.baton.testing.Api.client;
+import static dev.baton.testing.Api.complete;
+import static dev.baton.testing.Api.fields;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+
+/**
+ * A worker that only calls POST /v1/claims and runs the holder loop on whatever it is given.
+ * What it processed is listed as {@code lcid/requestId#attempt}, in order. Orphans left by other
+ * test classes may be claimed too.
+ */
+public final class ClaimWorker {
+
+    private ClaimWorker() {
+    }
+
+    public static Response claim() {
+        return client().body(fields("leaseMs", 10000)).post("/v1/claims");
+    }
+
+    /**
+     * Claims until the claim hands out {@code lcid}, and answers that claim; the work of other
+     * lcids claimed on the way is done (completed). Fails when claims run dry first.
+     */
+    public static JsonPath claimOf(String lcid) {
+        for (int claims = 0; claims < 500; claims++) {
+            Response claimed = claim();
+            if (claimed.statusCode() == 204) {
+                throw new AssertionError("claims ran dry before handing out " + lcid);
+            }
+            JsonPath r = claimed.then().statusCode(200).extract().jsonPath();
+            if (lcid.equals(r.getString("lcid"))) {
+                return r;
+            }
+            finish(r);
+        }
+        throw new AssertionError("claims never handed out " + lcid);
+    }
+
+    /** Claims and completes until a claim answers 204. */
+    public static List<String> drain() {
+        List<String> processed = new ArrayList<>();
+        for (int claims = 0; claims < 500; claims++) {
+            Response claimed = claim();
+            if (claimed.statusCode() == 204) {
+                return processed;
+            }
+            JsonPath r = claimed.then().statusCode(200).extract().jsonPath();
+            if (!"NEXT".equals(r.getString("status"))) {
+                throw new AssertionError("a claim answered " + r.getString("status"));
+            }
+            processed.addAll(finish(r));
+        }
+        throw new AssertionError("claims never ran dry");
+    }
+
+    /** The holder loop from a NEXT answer on: completes each request it is handed. */
+    private static List<String> finish(JsonPath next) {
+        List<String> processed = new ArrayList<>();
+        String lcid = next.getString("lcid");
+        JsonPath r = next;
+        while (r.getString("status").equals("NEXT")) {
+            String requestId = r.getString("request.requestId");
+            processed.add(lcid + "/" + requestId + "#" + r.getInt("request.attempt"));
+            r = complete(lcid, r.getString("token"), requestId).then().statusCode(200).extract().jsonPath();
+        }
+        return processed;
+    }
+
+    /**
+     * Drains again and again for one second, as a worker polling claims: what it got of the
+     * given lcids within that second (other lcids' work, left by other tests, is done but not listed).
+     */
+    public static List<String> drainForOneSecond(String... lcids) throws InterruptedException {
+        List<String> mine = java.util.Arrays.stream(lcids).map(lcid -> lcid + "/").toList();
+        return drainForOneSecond().stream().filter(done -> mine.stream().anyMatch(done::startsWith)).toList();
+    }
+
+    private static List<String> drainForOneSecond() throws InterruptedException {
+        long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        List<String> processed = new ArrayList<>();
+        while (System.nanoTime() < until) {
+            List<String> drained = drain();
+            processed.addAll(drained);
+            if (drained.isEmpty()) {
+                Thread.sleep(20);
+            }
+        }
+        return processed;
+    }
+}
