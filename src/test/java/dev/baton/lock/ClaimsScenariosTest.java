@@ -33,12 +33,15 @@ class ClaimsScenariosTest {
     void given_a_dead_holder_with_three_queued_and_no_new_traffic_when_workers_only_claim_then_all_run_in_order()
             throws InterruptedException {
         String lcid = unique("order");
-        // A lease long enough for the three to queue behind it even as the first calls of a fresh service.
-        acquire(lcid, fields("requestId", "in-flight", "leaseMs", 1500)).then().statusCode(200);
+        String token = acquire(lcid, fields("requestId", "in-flight", "leaseMs", 600_000)).then().statusCode(200)
+                .extract().path("token");
         for (int i = 1; i <= 3; i++) {
             acquire(lcid, fields("requestId", "q" + i, "payload", Map.of("n", i))).then().statusCode(202);
         }
-        Thread.sleep(1800); // the holder died: its lease ran out, and nobody acquires this lcid again
+        // Its last heartbeat asks for half a second (however slow the first calls of a fresh service
+        // were), then the holder dies: its lease runs out, and nobody acquires this lcid again.
+        heartbeat(lcid, fields("token", token, "leaseMs", 500)).then().statusCode(200);
+        Thread.sleep(700);
 
         List<String> processed = ClaimWorker.drain();
 
