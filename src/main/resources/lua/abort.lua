@@ -1,5 +1,5 @@
 -- abort: the holder gives up its active request (optionally requeued), or a waiter withdraws.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] requestId
 -- ARGV[2] token, '' when a waiter withdraws its queued request
 -- ARGV[3] '1' to requeue the active request at the head of the queue, else '0'
@@ -8,7 +8,15 @@
 -- ARGV[6] result retention ms
 -- ARGV[7] idle-key retention ms
 -- ARGV[8] DEAD retention ms
--- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND (see LuaReplies.java).
+-- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/lock"
+--- @include "includes/recovery"
+--- @include "includes/claim_index"
+--- @include "includes/expiry"
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
 local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now, now_us = clock()

@@ -1,5 +1,5 @@
 -- acquire: take the lock for a request, queue it behind a live holder, or rescue a stranded queue.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] requestId
 -- ARGV[2] token to hand out if this call is granted the lock (fresh, >= 128 random bits)
 -- ARGV[3] leaseMs
@@ -9,7 +9,16 @@
 -- ARGV[7] result retention ms
 -- ARGV[8] idle-key retention ms
 -- ARGV[9] DEAD retention ms
--- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST (see LuaReplies.java).
+-- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/recovery"
+--- @include "includes/fence"
+--- @include "includes/grant"
+--- @include "includes/replies"
+--- @include "includes/expiry"
 local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local dead_keep = tonumber(ARGV[9])
@@ -31,7 +40,8 @@ local was_idle = not had_lock and qlen == 0
 
 if l then
   if m then
-    if l.caller == rid and l.via == 'acquire' then
+    -- (caller: the field's name in locks granted before it was renamed acq_rid.)
+    if (l.acq_rid or l.caller) == rid and l.via == 'acquire' then
       -- A retry of the call that was granted this lock: the same grant again.
       if l.rid == rid then reply = acquired_reply(l)
       else reply = next_reply(l, get_meta(l.rid), l.rid) end

@@ -1,25 +1,27 @@
 -- claim: hand orphaned work of one lcid to a worker that asks for any (POST /v1/claims).
 -- The claim index that pointed here is only a hint; this script checks the lcid's own keys.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
--- ARGV[1] mode: 'grant' to take the work, 'inspect' to only report (changes nothing)
--- ARGV[2] token to hand out
--- ARGV[3] leaseMs
--- ARGV[4] max attempts
--- ARGV[5] idle-key retention ms
--- ARGV[6] DEAD retention ms
--- Returns NEXT | { 'BUSY', lease end ms, index version } | { 'IDLE', index version } | { 'CLAIMABLE' }
--- (inspect). The index version is that of what this call saw (lib.lua index_version): the
--- service re-scores or drops the lcid's index entry with it, so a newer hint always wins.
-local mode, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local max_attempts, idle, dead_keep = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- ARGV[1] token to hand out
+-- ARGV[2] leaseMs
+-- ARGV[3] max attempts
+-- ARGV[4] idle-key retention ms
+-- ARGV[5] DEAD retention ms
+-- Returns NEXT | { 'BUSY', lease end ms, index version } | { 'IDLE', index version }. The index
+-- version is that of what this call saw (includes/claim_index.lua index_version): the service
+-- re-scores or drops the lcid's index entry with it, so a newer hint always wins.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/recovery"
+--- @include "includes/fence"
+--- @include "includes/grant"
+--- @include "includes/replies"
+--- @include "includes/claim_index"
+--- @include "includes/expiry"
+local token, lease = ARGV[1], tonumber(ARGV[2])
+local max_attempts, idle, dead_keep = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local now, now_us = clock()
-
-if mode == 'inspect' then
-  local l = read_lock()
-  if l and tonumber(l.exp) > now then return { 'BUSY', l.exp, index_version(now_us) } end
-  if l or redis.call('LLEN', K_QUEUE) > 0 then return { 'CLAIMABLE' } end
-  return { 'IDLE', index_version(now_us) }
-end
 
 prune(now)
 local reply

@@ -4,7 +4,7 @@
 -- KEYS[1] the claim index (zset: lcid -> ms when to look at it)
 -- KEYS[2] the versions of its entries (hash: lcid -> version)
 -- ARGV[1] lcid
--- ARGV[2] the index version the claim saw on the lcid (lib.lua index_version)
+-- ARGV[2] the index version the claim saw on the lcid (includes/claim_index.lua index_version)
 -- Returns 1 if removed, else 0.
 local held = redis.call('HGET', KEYS[2], ARGV[1])
 if held and tonumber(held) > tonumber(ARGV[2]) then

@@ -5,7 +5,7 @@
 -- not the last write: an abort's "look now" is never replaced by its grant's "look at lease end".
 -- KEYS[1] the claim index (zset: lcid -> ms, Redis clock, when to look at it)
 -- KEYS[2] the versions of its entries (hash: lcid -> version of the hint that set the score)
--- ARGV    triples: lcid, score ms, version (decimal strings; versions rise per lcid, lib.lua index_hint)
+-- ARGV    triples: lcid, score ms, version (decimal strings; versions rise per lcid, includes/claim_index.lua index_hint)
 -- Returns how many hints were written.
 local written = 0
 for i = 1, #ARGV, 3 do

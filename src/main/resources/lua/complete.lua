@@ -1,11 +1,20 @@
 -- complete: the active request is DONE; hand the lock to the next queued request or release it.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] token
 -- ARGV[2] requestId being completed
 -- ARGV[3] result JSON, '' for none
 -- ARGV[4] result retention ms
 -- ARGV[5] idle-key retention ms
--- Returns NEXT | RELEASED | LOCK_LOST (see LuaReplies.java).
+-- Returns NEXT | RELEASED | LOCK_LOST.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/lock"
+--- @include "includes/fence"
+--- @include "includes/grant"
+--- @include "includes/replies"
+--- @include "includes/expiry"
 local token, rid, result = ARGV[1], ARGV[2], ARGV[3]
 local keep, idle = tonumber(ARGV[4]), tonumber(ARGV[5])
 local now, now_us = clock()

@@ -1,8 +1,14 @@
 -- heartbeat: renew the live holder's lease.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] token
 -- ARGV[2] leaseMs, '' to keep the lease the lock was granted with
--- Returns ACQUIRED | LOCK_LOST (see LuaReplies.java).
+-- Returns ACQUIRED | LOCK_LOST.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/lock"
+--- @include "includes/claim_index"
+--- @include "includes/replies"
 local token, lease_arg = ARGV[1], ARGV[2]
 local now, now_us = clock()
 

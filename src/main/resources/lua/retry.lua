@@ -1,9 +1,16 @@
 -- retry: queue a DEAD request again, with a fresh attempt budget, at the tail of its lcid's queue.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] requestId
 -- ARGV[2] queue bound
 -- ARGV[3] idle-key retention ms
--- Returns QUEUED | QUEUE_FULL | NOT_DEAD | NOT_FOUND (see LuaReplies.java).
+-- Returns QUEUED | QUEUE_FULL | NOT_DEAD | NOT_FOUND.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/lock"
+--- @include "includes/claim_index"
+--- @include "includes/expiry"
 local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now, now_us = clock()
 prune(now)

@@ -1,7 +1,9 @@
 -- view_dead: one DEAD request with its payload, for the dead-letter listing. Changes nothing.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] requestId
 -- Returns { 'DEAD', attempts, reason or false, payload or false } | { 'GONE' } (retried, or dropped).
+--- @include "includes/keys"
+--- @include "includes/requests"
 local rid = ARGV[1]
 local m = get_meta(rid)
 if not m or m.s ~= 'DEAD' then return { 'GONE' } end

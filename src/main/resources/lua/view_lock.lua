@@ -1,7 +1,10 @@
 -- view_lock: what a caller may see of an lcid's lock; never the token. Changes nothing.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV: none
 -- Returns { held 0|1, fence or false, activeRequestId or false, leaseRemainingMs, queueLength }.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/lock"
 local now = clock()
 local l = live_lock(now)
 local qlen = redis.call('LLEN', K_QUEUE)

@@ -1,7 +1,10 @@
 -- view_request: one request's state as a caller may see it. Changes nothing.
--- KEYS: see lib.lua (lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] requestId
 -- Returns NOT_FOUND | { 'REQUEST', state, attempt, position or false, fence or false, result or false, reason or false }.
+--- @include "includes/keys"
+--- @include "includes/requests"
+--- @include "includes/replies"
 local rid = ARGV[1]
 local m = get_meta(rid)
 if not m then return { 'NOT_FOUND' } end

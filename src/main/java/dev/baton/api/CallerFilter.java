@@ -5,7 +5,7 @@ import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
-import dev.baton.lock.LockProblem;
+import dev.baton.security.AccessDenied;
 import dev.baton.security.Callers;
 import io.quarkus.security.identity.SecurityIdentity;
 
@@ -31,9 +31,9 @@ public class CallerFilter {
         try {
             callers.of(identity);
             return null;
-        } catch (LockProblem problem) {
-            return ProblemMappers.build(problem.code(), problem.getMessage(), request.getUriInfo(), null, null, null,
-                    null).build();
+        } catch (AccessDenied denied) {
+            return ProblemMappers.build(ProblemMappers.codeOf(denied), denied.getMessage(), request.getUriInfo(), null,
+                    null, null, null).build();
         }
     }
 }

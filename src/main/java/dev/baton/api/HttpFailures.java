@@ -68,11 +68,11 @@ public class HttpFailures {
     private void send(RoutingContext context, ProblemCode code, String detail) {
         ProblemBody body = ProblemMappers.body(code, detail, context.request().path(), null, null, null, null);
         try {
-            context.response().setStatusCode(code.status())
+            context.response().setStatusCode(ProblemType.status(code))
                     .putHeader("Content-Type", ProblemMappers.PROBLEM_JSON)
                     .end(mapper.writeValueAsString(body));
         } catch (JsonProcessingException e) {
-            context.response().setStatusCode(code.status()).end();
+            context.response().setStatusCode(ProblemType.status(code)).end();
         }
     }
 }

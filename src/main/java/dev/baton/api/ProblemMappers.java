@@ -11,10 +11,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
-import dev.baton.lock.BatonConfig;
+import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.ProblemCode;
 import dev.baton.redis.BackendUnavailableException;
+import dev.baton.security.AccessDenied;
 
 /**
  * Every error leaves as {@code application/problem+json} with a stable {@code code}; no stack
@@ -39,6 +40,15 @@ public class ProblemMappers {
             response.header("Retry-After", config.queue().retryAfterSeconds());
         }
         return response.build();
+    }
+
+    @ServerExceptionMapper
+    public Response accessDenied(AccessDenied denied, UriInfo uri) {
+        return build(codeOf(denied), denied.getMessage(), uri, null, null, null, null).build();
+    }
+
+    static ProblemCode codeOf(AccessDenied denied) {
+        return denied.reason() == AccessDenied.Reason.FORBIDDEN ? ProblemCode.FORBIDDEN : ProblemCode.UNAUTHORIZED;
     }
 
     @ServerExceptionMapper
@@ -122,7 +132,7 @@ public class ProblemMappers {
     static Response.ResponseBuilder build(ProblemCode code, String detail, UriInfo uri, String field, String state,
             Integer attempt, String resultJson) {
         ProblemBody body = body(code, detail, uri == null ? null : uri.getPath(), field, state, attempt, resultJson);
-        Response.ResponseBuilder response = Response.status(code.status()).type(PROBLEM_JSON).entity(body);
+        Response.ResponseBuilder response = Response.status(ProblemType.status(code)).type(PROBLEM_JSON).entity(body);
         if (code == ProblemCode.UNAUTHORIZED) {
             response.header("WWW-Authenticate", "Bearer realm=\"baton\"");
         }
@@ -131,7 +141,8 @@ public class ProblemMappers {
 
     static ProblemBody body(ProblemCode code, String detail, String path, String field, String state, Integer attempt,
             String resultJson) {
-        return new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'), code.title(),
-                code.status(), detail, path, code.name(), field, state, attempt, resultJson);
+        return new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'),
+                ProblemType.title(code), ProblemType.status(code), detail, path, code.name(), field, state, attempt,
+                resultJson);
     }
 }

@@ -1,4 +1,4 @@
-package dev.baton.lock;
+package dev.baton.config;
 
 import java.time.Duration;
 

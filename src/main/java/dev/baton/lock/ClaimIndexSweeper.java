@@ -6,7 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import dev.baton.security.ApiKeys;
+import dev.baton.config.Tenants;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -23,18 +23,17 @@ public class ClaimIndexSweeper {
     private static final int BATCH = 200;
 
     private final WorkCoordinator coordinator;
-    private final ApiKeys keys;
+    private final Tenants tenants;
 
-    public ClaimIndexSweeper(WorkCoordinator coordinator, ApiKeys keys) {
+    public ClaimIndexSweeper(WorkCoordinator coordinator, Tenants tenants) {
         this.coordinator = coordinator;
-        this.keys = keys;
+        this.tenants = tenants;
     }
 
     @Scheduled(every = "${baton.claims.sweep-every}", delayed = "${baton.claims.sweep-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> sweep() {
-        List<String> tenants = List.copyOf(keys.tenants());
-        return Multi.createFrom().iterable(tenants)
+        return Multi.createFrom().iterable(List.copyOf(tenants.all()))
                 .onItem().transformToUniAndConcatenate(tenant -> coordinator.sweep(tenant, BATCH)
                         .onFailure().invoke(failure -> LOG.debugf("claim index sweep of %s skipped: %s", tenant,
                                 failure.getMessage()))

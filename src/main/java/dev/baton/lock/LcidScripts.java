@@ -1,7 +1,6 @@
 package dev.baton.lock;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -9,10 +8,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.baton.lock.LockEvents.Operation;
 import dev.baton.redis.LockKeys;
-import dev.baton.redis.LuaScript;
+import dev.baton.redis.Reply;
+import dev.baton.redis.ScriptCall;
 import dev.baton.redis.ScriptRunner;
+import dev.baton.redis.ScriptStats;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Response;
 
 /**
  * Runs one script on one lcid's keys and does what every such call needs afterwards: hands the
@@ -35,20 +35,19 @@ class LcidScripts {
 
     /** A state change or view whose answer is an {@link Outcome} (or a problem). */
     Uni<Outcome> outcome(Operation operation, boolean byHolder, String tenant, String lcid, String requestId,
-            LuaScript script, List<String> args) {
-        return run(operation, byHolder, tenant, lcid, script, args,
-                reply -> ScriptReplies.outcome(lcid, requestId, reply));
+            ScriptCall call) {
+        return run(operation, byHolder, tenant, lcid, call, reply -> ScriptReplies.outcome(lcid, requestId, reply));
     }
 
-    <T> Uni<T> run(Operation operation, boolean byHolder, String tenant, String lcid, LuaScript script,
-            List<String> args, Function<Response, T> parse) {
+    <T> Uni<T> run(Operation operation, boolean byHolder, String tenant, String lcid, ScriptCall call,
+            Function<Reply, T> parse) {
         AtomicReference<ScriptStats> stats = new AtomicReference<>(ScriptStats.NONE);
         return Uni.createFrom().deferred(() -> {
             long start = System.nanoTime();
-            return scripts.run(script, LockKeys.of(tenant, lcid), args)
+            return scripts.run(call, LockKeys.of(tenant, lcid))
                     .invoke(reply -> {
-                        if (script.changesState()) {
-                            stats.set(ScriptReplies.stats(reply));
+                        if (call.script().changesState()) {
+                            stats.set(reply.stats());
                             index.record(tenant, lcid, stats.get());
                         }
                     })
@@ -64,8 +63,8 @@ class LcidScripts {
     }
 
     /** A read that changes nothing and reports nothing: index tidying and listings. */
-    Uni<Response> peek(String tenant, String lcid, LuaScript script, List<String> args) {
-        return scripts.run(script, LockKeys.of(tenant, lcid), args);
+    Uni<Reply> peek(String tenant, String lcid, ScriptCall call) {
+        return scripts.run(call, LockKeys.of(tenant, lcid));
     }
 
     private static Outcome asOutcome(Object item) {

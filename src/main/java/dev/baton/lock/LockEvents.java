@@ -2,6 +2,8 @@ package dev.baton.lock;
 
 import java.time.Duration;
 
+import dev.baton.redis.ScriptStats;
+
 /**
  * Observer of protocol operations, so operations concerns (metrics) stay out of the protocol.
  * Called once per operation that reached Redis, with the outcome or the failure.

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.baton.config.BatonConfig;
+
 /**
  * The input rules of protocol v1. Each check names the offending field, and runs before any
  * Redis call, so bad input never changes state.

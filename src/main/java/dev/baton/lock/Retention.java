@@ -1,21 +1,23 @@
 package dev.baton.lock;
 
-/** The retention settings as the scripts take them: milliseconds, as text. */
+import dev.baton.config.BatonConfig;
+
+/** The retention settings as the scripts take them: milliseconds. */
 final class Retention {
 
     private Retention() {
     }
 
-    static String result(BatonConfig config) {
-        return Long.toString(config.resultRetention().toMillis());
+    static long result(BatonConfig config) {
+        return config.resultRetention().toMillis();
     }
 
-    /** The scripts keep an idle lcid at least until its last kept record is due (lua/lib.lua touch). */
-    static String idle(BatonConfig config) {
-        return Long.toString(config.idleRetention().toMillis());
+    /** The scripts keep an idle lcid at least until its last kept record is due (lua/includes/expiry.lua). */
+    static long idle(BatonConfig config) {
+        return config.idleRetention().toMillis();
     }
 
-    static String dead(BatonConfig config) {
-        return Long.toString(config.deadRetention().toMillis());
+    static long dead(BatonConfig config) {
+        return config.deadRetention().toMillis();
     }
 }

@@ -2,7 +2,8 @@ package dev.baton.lock;
 
 import java.time.Instant;
 
-import io.vertx.mutiny.redis.client.Response;
+import dev.baton.redis.IndexStore;
+import dev.baton.redis.Reply;
 
 /**
  * Turns the reply arrays of the Lua scripts into outcomes, or into the problem a script
@@ -13,7 +14,7 @@ final class ScriptReplies {
     private ScriptReplies() {
     }
 
-    static Outcome outcome(String lcid, String requestId, Response reply) {
+    static Outcome outcome(String lcid, String requestId, Reply reply) {
         String tag = text(reply, 0);
         switch (tag) {
             case "ACQUIRED":
@@ -32,25 +33,13 @@ final class ScriptReplies {
         }
     }
 
-    /** The statistics tail of a state-changing script's reply (see lua/lib.lua with_stats). */
-    static ScriptStats stats(Response reply) {
-        Response tail = reply.size() < 2 ? null : reply.get(reply.size() - 1);
-        if (tail == null || tail.type() != io.vertx.redis.client.ResponseType.MULTI || tail.size() < 5) {
-            return ScriptStats.NONE;
-        }
-        String indexVersion = text(tail, 6);
-        return new ScriptStats(tail.get(0).toInteger(), tail.get(1).toInteger(), tail.get(2).toLong(),
-                tail.get(3).toLong(), tail.get(4).toLong(), indexVersion == null ? -1 : Long.parseLong(indexVersion),
-                text(tail, 5));
-    }
-
-    static LockView lockView(String lcid, Response reply) {
+    static LockView lockView(String lcid, Reply reply) {
         String fence = text(reply, 1);
         return new LockView(lcid, number(reply, 0) == 1, fence == null ? null : Long.parseLong(fence),
                 text(reply, 2), number(reply, 3), (int) number(reply, 4));
     }
 
-    static RequestView requestView(String lcid, String requestId, Response reply) {
+    static RequestView requestView(String lcid, String requestId, Reply reply) {
         String tag = text(reply, 0);
         if (!"REQUEST".equals(tag)) {
             throw problem(tag, lcid, requestId, reply);
@@ -63,7 +52,7 @@ final class ScriptReplies {
     }
 
     /** What the claim script found on one lcid. */
-    static ClaimAnswer claim(String lcid, Response reply) {
+    static ClaimAnswer claim(String lcid, Reply reply) {
         String tag = text(reply, 0);
         switch (tag) {
             case "NEXT":
@@ -80,15 +69,15 @@ final class ScriptReplies {
     }
 
     /** One DEAD request with its payload, or null when it is no longer DEAD. */
-    static DeadLetter deadLetter(String lcid, String requestId, long diedAt, Response reply) {
+    static DeadLetter deadLetter(IndexStore.DeadEntry entry, Reply reply) {
         if (!"DEAD".equals(text(reply, 0))) {
             return null;
         }
-        return new DeadLetter(lcid, requestId, (int) number(reply, 1), text(reply, 2), text(reply, 3),
-                java.time.Instant.ofEpochMilli(diedAt));
+        return new DeadLetter(entry.lcid(), entry.requestId(), (int) number(reply, 1), text(reply, 2), text(reply, 3),
+                Instant.ofEpochMilli(entry.diedAt()));
     }
 
-    private static LockProblem problem(String tag, String lcid, String requestId, Response reply) {
+    private static LockProblem problem(String tag, String lcid, String requestId, Reply reply) {
         switch (tag) {
             case "LOCK_LOST":
                 return LockProblem.of(ProblemCode.LOCK_LOST,
@@ -116,12 +105,11 @@ final class ScriptReplies {
         }
     }
 
-    private static String text(Response reply, int index) {
-        Response element = reply.size() > index ? reply.get(index) : null;
-        return element == null ? null : element.toString();
+    private static String text(Reply reply, int index) {
+        return reply.text(index);
     }
 
-    private static long number(Response reply, int index) {
-        return reply.get(index).toLong();
+    private static long number(Reply reply, int index) {
+        return reply.number(index);
     }
 }

@@ -7,8 +7,10 @@ import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockEvents.Operation;
-import dev.baton.redis.LuaScript;
+import dev.baton.redis.IndexStore;
+import dev.baton.redis.ScriptCall;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -21,9 +23,9 @@ public class WorkCoordinator {
     private final LcidScripts scripts;
     private final TokenGenerator tokens;
     private final BatonConfig config;
-    private final WorkIndex index;
+    private final IndexStore index;
 
-    WorkCoordinator(LcidScripts scripts, TokenGenerator tokens, BatonConfig config, WorkIndex index) {
+    WorkCoordinator(LcidScripts scripts, TokenGenerator tokens, BatonConfig config, IndexStore index) {
         this.scripts = scripts;
         this.tokens = tokens;
         this.config = config;
@@ -39,15 +41,14 @@ public class WorkCoordinator {
                 .chain(candidates -> claimFirst(tenant, candidates, 0, leaseMs));
     }
 
-    private Uni<Optional<Outcome>> claimFirst(String tenant, List<WorkIndex.Entry> candidates, int i, long leaseMs) {
+    private Uni<Optional<Outcome>> claimFirst(String tenant, List<IndexStore.Entry> candidates, int i, long leaseMs) {
         if (i >= candidates.size()) {
             return Uni.createFrom().item(Optional.empty());
         }
-        WorkIndex.Entry candidate = candidates.get(i);
+        IndexStore.Entry candidate = candidates.get(i);
         String lcid = candidate.member();
-        return scripts.run(Operation.CLAIM, true, tenant, lcid, LuaScript.CLAIM, List.of("grant", tokens.newToken(),
-                Long.toString(leaseMs), Integer.toString(config.maxAttempts()), Retention.idle(config),
-                Retention.dead(config)), reply -> ScriptReplies.claim(lcid, reply))
+        return scripts.run(Operation.CLAIM, true, tenant, lcid, new ScriptCall.Claim(tokens.newToken(), leaseMs,
+                config.maxAttempts(), Retention.idle(config), Retention.dead(config)), reply -> ScriptReplies.claim(lcid, reply))
                 .chain(answer -> {
                     if (answer instanceof ClaimAnswer.Claimed claimed) {
                         return Uni.createFrom().item(Optional.<Outcome>of(claimed.next()));
@@ -60,19 +61,20 @@ public class WorkCoordinator {
     public Uni<Integer> sweep(String tenant, int limit) {
         return index.dueClaims(tenant, limit).chain(entries -> {
             List<Uni<Void>> checks = new ArrayList<>();
-            for (WorkIndex.Entry entry : entries) {
-                checks.add(scripts.peek(tenant, entry.member(), LuaScript.CLAIM, List.of("inspect", "", "0", "0", "0", "0"))
+            for (IndexStore.Entry entry : entries) {
+                checks.add(scripts.peek(tenant, entry.member(), new ScriptCall.ClaimInspect())
                         .map(reply -> ScriptReplies.claim(entry.member(), reply))
                         .chain(answer -> tidy(tenant, entry, answer)));
             }
             return checks.isEmpty() ? Uni.createFrom().item(0)
                     : Uni.join().all(checks).andCollectFailures().map(done -> entries.size());
-        }).call(() -> index.dropDeadBefore(tenant, System.currentTimeMillis() - config.deadRetention().toMillis()));
+        }).call(() -> index.dropDeadOlderThan(tenant, config.deadRetention().toMillis()));
     }
 
-    private Uni<Void> tidy(String tenant, WorkIndex.Entry entry, ClaimAnswer answer) {
+    private Uni<Void> tidy(String tenant, IndexStore.Entry entry, ClaimAnswer answer) {
         if (answer instanceof ClaimAnswer.Busy busy) {
-            return index.rescore(tenant, entry.member(), busy.leaseEndsAt(), busy.indexVersion());
+            return index.setClaimHints(tenant, List.of(new IndexStore.ClaimHint(entry.member(), busy.leaseEndsAt(),
+                    busy.indexVersion())));
         }
         if (answer instanceof ClaimAnswer.Idle idle) {
             return index.dropClaim(tenant, entry.member(), idle.indexVersion());
@@ -87,12 +89,9 @@ public class WorkCoordinator {
                 return Uni.createFrom().item(List.<DeadLetter>of());
             }
             List<Uni<DeadLetter>> reads = new ArrayList<>();
-            for (WorkIndex.Entry entry : entries) {
-                int space = entry.member().indexOf(' ');
-                String lcid = entry.member().substring(0, space);
-                String requestId = entry.member().substring(space + 1);
-                reads.add(scripts.peek(tenant, lcid, LuaScript.VIEW_DEAD, List.of(requestId))
-                        .map(reply -> ScriptReplies.deadLetter(lcid, requestId, entry.score(), reply))
+            for (IndexStore.DeadEntry entry : entries) {
+                reads.add(scripts.peek(tenant, entry.lcid(), new ScriptCall.ViewDead(entry.requestId()))
+                        .map(reply -> ScriptReplies.deadLetter(entry, reply))
                         .call(letter -> letter == null ? index.removeDeadIfUnchanged(tenant, entry)
                                 : Uni.createFrom().voidItem()));
             }

@@ -10,7 +10,7 @@ import dev.baton.lock.LockEvents;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.Outcome;
 import dev.baton.lock.ProblemCode;
-import dev.baton.lock.ScriptStats;
+import dev.baton.redis.ScriptStats;
 import dev.baton.redis.BackendUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -15,7 +15,7 @@ public record LockKeys(String lock, String queue, String requests, String fence,
         return new LockKeys(base + "lock", base + "queue", base + "requests", base + "fence", base + "purge");
     }
 
-    /** In the order the scripts read them as KEYS[1..5] (see lua/lib.lua). */
+    /** In the order the scripts read them as KEYS[1..5] (lua/includes/keys.lua). */
     public List<String> asList() {
         return List.of(lock, queue, requests, fence, purge);
     }

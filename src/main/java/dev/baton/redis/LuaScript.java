@@ -1,72 +1,64 @@
 package dev.baton.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The lock state changes, one Lua file each under {@code src/main/resources/lua}. Each is loaded
- * with the shared prelude {@code lib.lua} in front, so the SHA sent with EVALSHA is that of the
- * combined text.
+ * The Lua scripts under {@code src/main/resources/lua}, one per lock state change or view, and a
+ * few that run on a cross-lcid index key alone. Each is loaded with the helpers it includes
+ * ({@link LuaSource}); the SHA sent with EVALSHA is that of the loaded text.
  */
 public enum LuaScript {
-    ACQUIRE("acquire", true, true),
-    COMPLETE("complete", true, true),
-    HEARTBEAT("heartbeat", true, true),
-    ABORT("abort", true, true),
-    CLAIM("claim", true, true),
-    RETRY("retry", true, true),
-    VIEW_LOCK("view_lock", false, true),
-    VIEW_REQUEST("view_request", false, true),
-    VIEW_DEAD("view_dead", false, true),
-    /** Index scripts run on one cross-lcid index key, without the lcid prelude. */
-    INDEX_DUE("index_due", false, false),
-    INDEX_REMOVE_IF("index_remove_if", false, false),
-    CLAIM_INDEX_SET("claim_index_set", false, false),
-    CLAIM_INDEX_DROP("claim_index_drop", false, false);
+    ACQUIRE("acquire", true),
+    COMPLETE("complete", true),
+    HEARTBEAT("heartbeat", true),
+    ABORT("abort", true),
+    CLAIM("claim", true),
+    RETRY("retry", true),
+    CLAIM_INSPECT("claim_inspect", false),
+    VIEW_LOCK("view_lock", false),
+    VIEW_REQUEST("view_request", false),
+    VIEW_DEAD("view_dead", false),
+    INDEX_DUE("index_due", false),
+    INDEX_REMOVE_IF("index_remove_if", false),
+    INDEX_ADD_NOW("index_add_now", false),
+    INDEX_DROP_OLDER("index_drop_older", false),
+    CLAIM_INDEX_SET("claim_index_set", false),
+    CLAIM_INDEX_DROP("claim_index_drop", false);
 
-    private final String source;
+    private final LuaSource source;
     private final String sha1;
     private final boolean changesState;
 
-    LuaScript(String name, boolean changesState, boolean onLcidKeys) {
+    LuaScript(String name, boolean changesState) {
         this.changesState = changesState;
-        this.source = onLcidKeys ? read("lib") + "\n" + read(name) : read(name);
-        this.sha1 = sha1(source);
+        this.source = LuaSource.load(name);
+        this.sha1 = sha1(source.text());
     }
 
-    /** State-changing scripts end their reply with a statistics tail (lua/lib.lua with_stats), except CLAIM in inspect mode. */
+    /** State-changing scripts end their reply with a statistics tail ({@link ScriptStats}). */
     public boolean changesState() {
         return changesState;
     }
 
+    /** The text Redis runs: the script with its includes resolved. */
     public String source() {
-        return source;
+        return source.text();
+    }
+
+    /** The file and line of a line of {@link #source()}, as Redis numbers them (from 1). */
+    public String where(int line) {
+        return source.where(line);
     }
 
     public String sha1() {
         return sha1;
     }
 
-    private static String read(String name) {
-        String path = "/lua/" + name + ".lua";
-        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
-            if (in == null) {
-                throw new IllegalStateException("missing script resource " + path);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private static String sha1(String text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

@@ -2,6 +2,8 @@ package dev.baton.redis;
 
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -27,6 +29,9 @@ public class ScriptRunner {
      * error (LOADING, BUSY, READONLY, OOM, CLUSTERDOWN, the client's CONNECTION_CLOSED, ...) means
      * "Redis cannot serve right now", answered 503 so that clients retry.
      */
+    /** How Redis names a line of the running script: user_script:12 (7.x), @user_script:12 (6.2). */
+    private static final Pattern SCRIPT_LINE = Pattern.compile("user_script:(\\d+)");
+
     private static final Set<String> BUG_ERRORS = Set.of("ERR", "WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS");
 
     private final SharedConnections redis;
@@ -35,16 +40,31 @@ public class ScriptRunner {
         this.redis = redis;
     }
 
-    public Uni<Response> run(LuaScript script, LockKeys keys, List<String> args) {
-        return run(script, keys.asList(), args);
+    /** One lcid script on the lcid's keys. */
+    public Uni<Reply> run(ScriptCall call, LockKeys keys) {
+        return run(call.script(), keys.asList(), call.argv());
     }
 
-    public Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
+    Uni<Reply> run(LuaScript script, List<String> keys, List<String> args) {
+        return runRaw(script, keys, args).map(Reply::new);
+    }
+
+    /** For this package's own reply readers (index listings). */
+    Uni<Response> runRaw(LuaScript script, List<String> keys, List<String> args) {
         return guarded(send(request(Command.EVALSHA, script.sha1(), keys, args))
                 .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
                     LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
                     return send(request(Command.EVAL, script.source(), keys, args));
-                }));
+                }))
+                .onFailure(ScriptRunner::isErrorReply).transform(failure -> located(script, failure));
+    }
+
+    /** A script's own error, with the line Redis names translated to the helper file it came from. */
+    static Throwable located(LuaScript script, Throwable failure) {
+        String message = String.valueOf(failure.getMessage());
+        Matcher line = SCRIPT_LINE.matcher(message);
+        String where = line.find() ? " at " + script.where(Integer.parseInt(line.group(1))) : "";
+        return new ScriptFailedException("script " + script.name().toLowerCase() + where + ": " + message, failure);
     }
 
     /** A plain command, with the same timeout and failure translation as the scripts. */

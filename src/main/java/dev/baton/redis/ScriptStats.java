@@ -1,14 +1,27 @@
-package dev.baton.lock;
+package dev.baton.redis;
 
 /**
- * What a state-changing script did besides its answer: requests it put back in the queue or
- * declared DEAD (a holder's lease ran out, or an abort with requeue), how long the request it
- * activated had waited, how long the request it completed was held (-1 when not applicable),
- * when the lcid should be looked at by claims (-1: no hint) and that hint's version (newer
- * versions win in the index, whatever order hints arrive in), and the request it declared DEAD.
+ * What a state-changing script did besides its answer: the last element of its reply, written
+ * by {@code with_stats} in lua/includes/stats.lua in the order of these components. Requests it put back in
+ * the queue or declared DEAD (a holder's lease ran out, or an abort with requeue), how long the
+ * request it activated had waited, how long the request it completed was held (-1 when not
+ * applicable), when the lcid should be looked at by claims (-1: no hint) and that hint's version
+ * (newer versions win in the claim index, whatever order hints arrive in), and the request it
+ * declared DEAD.
  */
 public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs, long claimIndexAt,
         long claimIndexVersion, String deadRequestId) {
 
     public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, null);
+
+    /** The statistics tail of a state-changing script's reply. */
+    static ScriptStats of(Reply reply) {
+        Reply tail = reply.size() < 2 ? null : reply.array(reply.size() - 1);
+        if (tail == null || tail.size() < 7) {
+            return NONE;
+        }
+        String indexVersion = tail.text(6);
+        return new ScriptStats((int) tail.number(0), (int) tail.number(1), tail.number(2), tail.number(3),
+                tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion), tail.text(5));
+    }
 }

@@ -10,7 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import dev.baton.lock.BatonConfig;
+import dev.baton.config.BatonConfig;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.mutiny.redis.client.Redis;

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 
 import jakarta.inject.Singleton;
 
-import dev.baton.lock.BatonConfig;
+import dev.baton.config.BatonConfig;
+import dev.baton.config.Tenants;
 
 /**
  * The configured API keys, known only by their SHA-256: a leaked configuration or log never
@@ -23,7 +24,7 @@ import dev.baton.lock.BatonConfig;
  * is needed against guessing).
  */
 @Singleton
-public class ApiKeys {
+public class ApiKeys implements Tenants {
 
     private static final Pattern ENTRY = Pattern.compile("([A-Za-z0-9_-]{1,64}):([0-9a-f]{64})(:admin)?");
 
@@ -56,7 +57,8 @@ public class ApiKeys {
     }
 
     /** Every tenant that has a key, plus the open caller's: what background work iterates over. */
-    public Set<String> tenants() {
+    @Override
+    public Set<String> all() {
         Set<String> tenants = new TreeSet<>();
         byDigest.values().forEach(caller -> tenants.add(caller.tenant()));
         tenants.add(Caller.OPEN.tenant());

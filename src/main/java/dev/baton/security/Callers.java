@@ -2,8 +2,6 @@ package dev.baton.security;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import dev.baton.lock.LockProblem;
-import dev.baton.lock.ProblemCode;
 import io.quarkus.security.identity.SecurityIdentity;
 
 /** The caller of the current request, from its (already authenticated) security identity. */
@@ -21,7 +19,7 @@ public class Callers {
             return Caller.OPEN;
         }
         if (identity == null || identity.isAnonymous()) {
-            throw LockProblem.of(ProblemCode.UNAUTHORIZED, "send Authorization: Bearer <API key>");
+            throw new AccessDenied(AccessDenied.Reason.UNAUTHENTICATED, "send Authorization: Bearer <API key>");
         }
         return new Caller(identity.getAttribute(ApiKeyIdentityProvider.TENANT),
                 identity.hasRole(ApiKeyIdentityProvider.ADMIN));
@@ -31,7 +29,7 @@ public class Callers {
     public Caller admin(SecurityIdentity identity) {
         Caller caller = of(identity);
         if (!caller.admin()) {
-            throw LockProblem.of(ProblemCode.FORBIDDEN, "this API key may not run operator actions");
+            throw new AccessDenied(AccessDenied.Reason.FORBIDDEN, "this API key may not run operator actions");
         }
         return caller;
     }

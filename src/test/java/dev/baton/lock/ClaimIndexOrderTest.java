@@ -9,15 +9,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.util.List;
-import java.util.Map;
 
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.baton.redis.IndexKeys;
+import dev.baton.redis.IndexStore;
 import dev.baton.redis.LockKeys;
-import dev.baton.redis.LuaScript;
+import dev.baton.redis.ScriptCall;
 import dev.baton.redis.ScriptRunner;
 import dev.baton.security.Caller;
 import dev.baton.testing.ClaimWorker;
@@ -42,7 +43,7 @@ class ClaimIndexOrderTest {
     private static final long FLUSHED_MS = 200;
 
     @Inject
-    WorkIndex index;
+    IndexStore index;
 
     @Inject
     ScriptRunner redis;
@@ -64,7 +65,7 @@ class ClaimIndexOrderTest {
         abort(lcid, fields("requestId", "holder", "token", token)).then().body("pending", equalTo(1));
         Thread.sleep(FLUSHED_MS);
 
-        index.setClaimHints(TENANT, Map.of(lcid, new WorkIndex.Hint(grantHint, grantVersion))).await().indefinitely();
+        index.setClaimHints(TENANT, List.of(new IndexStore.ClaimHint(lcid, grantHint, grantVersion))).await().indefinitely();
 
         assertThat(indexScore(lcid)).isLessThanOrEqualTo(System.currentTimeMillis());
         assertThat(ClaimWorker.drainForOneSecond(lcid)).containsExactly(lcid + "/waiting#1");
@@ -81,7 +82,7 @@ class ClaimIndexOrderTest {
         abort(lcid, fields("requestId", "holder", "token", token, "requeue", true)).then().body("pending", equalTo(2));
         Thread.sleep(FLUSHED_MS);
 
-        index.rescore(TENANT, lcid, seen.leaseEndsAt(), seen.indexVersion()).await().indefinitely();
+        index.setClaimHints(TENANT, List.of(new IndexStore.ClaimHint(lcid, seen.leaseEndsAt(), seen.indexVersion()))).await().indefinitely();
 
         assertThat(indexScore(lcid)).isLessThanOrEqualTo(System.currentTimeMillis());
         assertThat(ClaimWorker.drainForOneSecond(lcid)).containsExactly(lcid + "/holder#2", lcid + "/waiting#1");
@@ -112,19 +113,18 @@ class ClaimIndexOrderTest {
         String token = acquire(lcid, "only").then().statusCode(200).extract().path("token");
         complete(lcid, token, "only").then().body("status", equalTo("RELEASED"));
         Thread.sleep(FLUSHED_MS);
-        index.setClaimHints(TENANT, Map.of(lcid, new WorkIndex.Hint(0, indexVersionOf(lcid)))).await().indefinitely();
+        index.setClaimHints(TENANT, List.of(new IndexStore.ClaimHint(lcid, 0, indexVersionOf(lcid)))).await().indefinitely();
         ClaimAnswer.Idle seen = (ClaimAnswer.Idle) inspect(lcid);
 
         index.dropClaim(TENANT, lcid, seen.indexVersion()).await().indefinitely();
 
         assertThat(indexScore(lcid)).isNull();
-        assertThat(redis.call(Command.HEXISTS, WorkIndex.claimableVersions(TENANT), lcid).await().indefinitely()
+        assertThat(redis.call(Command.HEXISTS, IndexKeys.claimableVersions(TENANT), lcid).await().indefinitely()
                 .toInteger()).isZero();
     }
 
     private ClaimAnswer inspect(String lcid) {
-        return ScriptReplies.claim(lcid, redis.run(LuaScript.CLAIM, LockKeys.of(TENANT, lcid),
-                List.of("inspect", "", "0", "0", "0", "0")).await().indefinitely());
+        return ScriptReplies.claim(lcid, redis.run(new ScriptCall.ClaimInspect(), LockKeys.of(TENANT, lcid)).await().indefinitely());
     }
 
     private long indexVersionOf(String lcid) {
@@ -133,7 +133,7 @@ class ClaimIndexOrderTest {
     }
 
     private Long indexScore(String lcid) {
-        var score = redis.call(Command.ZSCORE, WorkIndex.claimable(TENANT), lcid).await().indefinitely();
+        var score = redis.call(Command.ZSCORE, IndexKeys.claimable(TENANT), lcid).await().indefinitely();
         return score == null ? null : (long) Double.parseDouble(score.toString());
     }
 }

@@ -13,6 +13,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import dev.baton.config.BatonConfig;
 import dev.baton.redis.LockKeys;
 import dev.baton.testing.RedisTestResource;
 import io.quarkus.redis.datasource.RedisDataSource;

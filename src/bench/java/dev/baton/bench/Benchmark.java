@@ -30,7 +30,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.baton.redis.LockKeys;
-import dev.baton.redis.LuaScript;
+import dev.baton.redis.ScriptCall;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -412,26 +412,31 @@ public final class Benchmark {
     private static Future<Boolean> scriptCycle(Function<Request, Future<Response>> redis, LockKeys keys, long n) {
         String requestId = "r" + n;
         String token = "t" + ThreadLocalRandom.current().nextLong();
-        return eval(redis, LuaScript.ACQUIRE, keys, requestId, token, "30000", "", "1000", "5", "3600000", "86400000",
-                "604800000")
-                .compose(r -> eval(redis, LuaScript.COMPLETE, keys, token, requestId, "", "3600000", "86400000"))
+        return eval(redis, new ScriptCall.Acquire(requestId, token, LEASE_MS, null, QUEUE_MAX, MAX_ATTEMPTS,
+                RESULT_RETENTION_MS, IDLE_RETENTION_MS, DEAD_RETENTION_MS), keys)
+                .compose(r -> eval(redis, new ScriptCall.Complete(token, requestId, null, RESULT_RETENTION_MS,
+                        IDLE_RETENTION_MS), keys))
                 .map(released -> "RELEASED".equals(released.get(0).toString()));
     }
 
-    private static Future<Response> eval(Function<Request, Future<Response>> redis, LuaScript script, LockKeys keys, String... args) {
-        Request request = Request.cmd(Command.EVALSHA).arg(script.sha1()).arg(5);
+    /** The service's defaults (README "Configuration"), as the scripts get them from it. */
+    private static final long LEASE_MS = 30_000;
+    private static final int QUEUE_MAX = 1000;
+    private static final int MAX_ATTEMPTS = 5;
+    private static final long RESULT_RETENTION_MS = 3_600_000;
+    private static final long IDLE_RETENTION_MS = 86_400_000;
+    private static final long DEAD_RETENTION_MS = 604_800_000;
+
+    private static Future<Response> eval(Function<Request, Future<Response>> redis, ScriptCall call, LockKeys keys) {
+        return redis.apply(scriptRequest(Command.EVALSHA, call.script().sha1(), call, keys))
+                .recover(failure -> redis.apply(scriptRequest(Command.EVAL, call.script().source(), call, keys)));
+    }
+
+    private static Request scriptRequest(Command command, String scriptOrSha, ScriptCall call, LockKeys keys) {
+        Request request = Request.cmd(command).arg(scriptOrSha).arg(keys.asList().size());
         keys.asList().forEach(request::arg);
-        for (String arg : args) {
-            request.arg(arg);
-        }
-        return redis.apply(request).recover(failure -> {
-            Request eval = Request.cmd(Command.EVAL).arg(script.source()).arg(5);
-            keys.asList().forEach(eval::arg);
-            for (String arg : args) {
-                eval.arg(arg);
-            }
-            return redis.apply(eval);
-        });
+        call.argv().forEach(request::arg);
+        return request;
     }
 
     // ---- d. what users write without Baton: a spin-retry lock on the hot key -------------------

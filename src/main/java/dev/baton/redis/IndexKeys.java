@@ -1,0 +1,35 @@
+package dev.baton.redis;
+
+/**
+ * The cross-lcid index keys of one tenant (README "Redis layout" lists every key). Each index is
+ * one sorted set in its own slot; the lcid keys are in {@link LockKeys}.
+ */
+public final class IndexKeys {
+
+    private IndexKeys() {
+    }
+
+    /** lcids that may need rescue, scored by when (ms, Redis clock) a claim should look at them. */
+    public static String claimable(String tenant) {
+        return "baton:" + tenant + ":claimable";
+    }
+
+    /**
+     * The claim index's entry versions. Its hash tag is the whole name of the index key (which has
+     * no braces: tenants cannot contain them), so both keys share one Cluster slot and a script may
+     * update them together.
+     */
+    public static String claimableVersions(String tenant) {
+        return "{" + claimable(tenant) + "}:versions";
+    }
+
+    /** DEAD requests as {@link #deadMember} entries, scored by when they died (ms, Redis clock). */
+    public static String dead(String tenant) {
+        return "baton:" + tenant + ":dead";
+    }
+
+    /** lcids and requestIds never contain a space. */
+    static String deadMember(String lcid, String requestId) {
+        return lcid + " " + requestId;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.baton.redis;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
+
+/**
+ * The cross-lcid indexes of a tenant ({@link IndexKeys}): hints written after lcid scripts, never
+ * the truth, since Redis Cluster keeps them in other slots than the lcids they name. Their users
+ * check every entry against the lcid's own keys.
+ */
+@ApplicationScoped
+public class IndexStore {
+
+    /** One index entry as read: a member and its score (ms, Redis clock). */
+    public record Entry(String member, long score) {
+    }
+
+    /** Look at {@code lcid} at {@code at} (ms, Redis clock), as of the lcid's index {@code version}. */
+    public record ClaimHint(String lcid, long at, long version) {
+    }
+
+    /** A DEAD request as the dead-letter index lists it. */
+    public record DeadEntry(String lcid, String requestId, long diedAt) {
+    }
+
+    private final ScriptRunner redis;
+
+    public IndexStore(ScriptRunner redis) {
+        this.redis = redis;
+    }
+
+    /** Writes each hint unless the index already holds a newer one for that lcid (lua/claim_index_set.lua). */
+    public Uni<Void> setClaimHints(String tenant, Collection<ClaimHint> hints) {
+        List<String> args = new ArrayList<>(hints.size() * 3);
+        for (ClaimHint hint : hints) {
+            args.add(hint.lcid());
+            args.add(Long.toString(hint.at()));
+            args.add(Long.toString(hint.version()));
+        }
+        return redis.run(LuaScript.CLAIM_INDEX_SET, claimIndex(tenant), args).replaceWithVoid();
+    }
+
+    /** Forgets an idle lcid, unless a hint newer than {@code version} came meanwhile. */
+    public Uni<Void> dropClaim(String tenant, String lcid, long version) {
+        return redis.run(LuaScript.CLAIM_INDEX_DROP, claimIndex(tenant), List.of(lcid, Long.toString(version)))
+                .replaceWithVoid();
+    }
+
+    /** Claim-index entries whose time has come, oldest first. */
+    public Uni<List<Entry>> dueClaims(String tenant, int limit) {
+        return redis.runRaw(LuaScript.INDEX_DUE, List.of(IndexKeys.claimable(tenant)),
+                List.of(Integer.toString(limit))).map(IndexStore::entries);
+    }
+
+    public Uni<Void> addDead(String tenant, String lcid, String requestId) {
+        return redis.run(LuaScript.INDEX_ADD_NOW, List.of(IndexKeys.dead(tenant)),
+                List.of(IndexKeys.deadMember(lcid, requestId))).replaceWithVoid();
+    }
+
+    public Uni<List<DeadEntry>> newestDead(String tenant, int limit) {
+        return redis.call(Command.ZREVRANGE, IndexKeys.dead(tenant), "0", Integer.toString(limit - 1), "WITHSCORES")
+                .map(reply -> entries(reply).stream().map(entry -> {
+                    int space = entry.member().indexOf(' ');
+                    return new DeadEntry(entry.member().substring(0, space), entry.member().substring(space + 1),
+                            entry.score());
+                }).toList());
+    }
+
+    /** Drops a dead-letter entry unless the request died again (and was re-scored) since it was read. */
+    public Uni<Void> removeDeadIfUnchanged(String tenant, DeadEntry entry) {
+        return redis.run(LuaScript.INDEX_REMOVE_IF, List.of(IndexKeys.dead(tenant)),
+                List.of(IndexKeys.deadMember(entry.lcid(), entry.requestId()), Long.toString(entry.diedAt())))
+                .replaceWithVoid();
+    }
+
+    public Uni<Void> forgetDead(String tenant, String lcid, String requestId) {
+        return redis.call(Command.ZREM, IndexKeys.dead(tenant), IndexKeys.deadMember(lcid, requestId))
+                .replaceWithVoid();
+    }
+
+    /** Drops dead-letter entries older than {@code retentionMs} by the Redis clock. */
+    public Uni<Void> dropDeadOlderThan(String tenant, long retentionMs) {
+        return redis.run(LuaScript.INDEX_DROP_OLDER, List.of(IndexKeys.dead(tenant)),
+                List.of(Long.toString(retentionMs))).replaceWithVoid();
+    }
+
+    private static List<String> claimIndex(String tenant) {
+        return List.of(IndexKeys.claimable(tenant), IndexKeys.claimableVersions(tenant));
+    }
+
+    private static List<Entry> entries(Response flat) {
+        List<Entry> entries = new ArrayList<>();
+        // RESP2 answers WITHSCORES flat (member, score, ...); RESP3 as pairs.
+        for (int i = 0; i < flat.size(); i++) {
+            Response item = flat.get(i);
+            if (item.type() == ResponseType.MULTI) {
+                entries.add(new Entry(item.get(0).toString(), (long) Double.parseDouble(item.get(1).toString())));
+            } else {
+                entries.add(new Entry(item.toString(), (long) Double.parseDouble(flat.get(++i).toString())));
+            }
+        }
+        return entries;
+    }
+}

@@ -1,0 +1,22 @@
+-- Hints for the tenant's claim index (redis/IndexStore.java writes them after the script).
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+
+-- The claim index (another slot, written by the service after the script) may receive hints out
+-- of order: batched, from two connections or two replicas. Each hint therefore carries a
+-- version that rises with every change that hints, also across key expiry (as fences do), and
+-- the index keeps the newest version's hint: the grant's "look when the lease ends" can never
+-- overwrite a later abort's "look now".
+local function index_hint(at, now_us)
+  local stored = tonumber(redis.call('HGET', K_REQS, 'seq') or '0')
+  local seq = num(math.max(stored + 1, now_us))
+  redis.call('HSET', K_REQS, 'seq', seq)
+  stats.index_at = at
+  stats.index_seq = seq
+end
+
+-- The version of what a reader sees now: at least every hint already given, below every later one.
+local function index_version(now_us)
+  return redis.call('HGET', K_REQS, 'seq') or num(now_us)
+end

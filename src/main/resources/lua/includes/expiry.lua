@@ -1,0 +1,25 @@
+-- Idle lcids expire; busy ones never do.
+--- @include "includes/keys"
+
+-- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
+-- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
+local function expire_idle(idle, now)
+  local ttl = idle
+  local last = redis.call('ZRANGE', K_PURGE, -1, -1, 'WITHSCORES')
+  if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
+  for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+
+local function persist_busy()
+  for i = 3, 5 do redis.call('PERSIST', KEYS[i]) end
+end
+
+-- After a state change: was_idle says whether the lcid was idle before it (nil: not known).
+-- A busy lcid that stays busy has no TTL to change.
+local function touch(idle, now, was_idle)
+  if redis.call('EXISTS', K_LOCK) == 0 and redis.call('LLEN', K_QUEUE) == 0 then
+    expire_idle(idle, now)
+  elseif was_idle ~= false then
+    persist_busy()
+  end
+end

@@ -1,0 +1,28 @@
+-- Handing the lock, and a request, to a holder.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/requests"
+--- @include "includes/claim_index"
+
+-- Answers the lock as read_lock would now read it, so replies need no second read.
+-- acq_rid: the requestId whose acquire is granted this lock ('' for handoffs and claims), so a
+-- retry of that acquire gets the same answer.
+local function grant(token, rid, fence, now, now_us, lease, acq_rid, via)
+  local l = { token = token, rid = rid, fence = num(fence), exp = num(now + lease), lease = tostring(lease),
+    acq_rid = acq_rid, via = via }
+  redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
+    'exp', l.exp, 'lease', l.lease, 'acq_rid', acq_rid, 'via', via)
+  -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index. A
+  -- handoff keeps the earlier hint, which is harmless: too early only costs the claim a look.
+  if via ~= 'complete' then index_hint(now + lease, now_us) end
+  return l
+end
+
+-- Makes rid the active request under the lock.
+local function activate(rid, m, fence, now)
+  if m.s == 'QUEUED' and m.qt then stats.waited = now - tonumber(m.qt) end
+  m.s = 'ACTIVE'
+  m.f = num(fence)
+  m.at = num(now)
+  put_meta(rid, m)
+end

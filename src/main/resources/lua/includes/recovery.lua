@@ -1,0 +1,37 @@
+-- Requests whose holder gave up or vanished: back to the queue, or DEAD.
+--- @include "includes/keys"
+--- @include "includes/clock"
+--- @include "includes/stats"
+--- @include "includes/requests"
+--- @include "includes/lock"
+
+-- Back to the head of the queue for another attempt, or DEAD once attempts are used up.
+-- DEAD records are kept for dead_keep ms (with their payload) so they can be listed and retried.
+local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
+  m.why = reason
+  if tonumber(m.a) >= max_attempts then
+    finish(rid, m, 'DEAD', now, dead_keep)
+    return 'DEAD'
+  end
+  m.a = tonumber(m.a) + 1
+  m.s = 'QUEUED'
+  m.qt = num(now)
+  stats.requeued = stats.requeued + 1
+  put_meta(rid, m)
+  redis.call('LPUSH', K_QUEUE, rid)
+  return 'QUEUED'
+end
+
+-- Before any grant: a holder whose lease ran out loses its request back to the queue.
+-- Answers the live lock (or nil) and whether a lock hash existed at all.
+local function recover_orphan(now, max_attempts, dead_keep)
+  local l = read_lock()
+  if not l then return nil, false end
+  if tonumber(l.exp) > now then return l, true end
+  local m = get_meta(l.rid)
+  if m and m.s == 'ACTIVE' then
+    requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
+  end
+  redis.call('DEL', K_LOCK)
+  return nil, true
+end

@@ -1,0 +1,41 @@
+-- Request records in the requests hash (meta, payload, result) and their retention.
+--- @include "includes/keys"
+--- @include "includes/stats"
+
+local function get_meta(rid)
+  local raw = redis.call('HGET', K_REQS, 'm:' .. rid)
+  if not raw then return nil end
+  return cjson.decode(raw)
+end
+
+local function put_meta(rid, m)
+  redis.call('HSET', K_REQS, 'm:' .. rid, cjson.encode(m))
+end
+
+local function get_payload(rid)
+  return redis.call('HGET', K_REQS, 'p:' .. rid)
+end
+
+-- Terminal records stay for `keep` ms so retries and late readers still get their answer.
+local function finish(rid, m, state, now, keep)
+  if state == 'DONE' and m.at then stats.held = now - tonumber(m.at) end
+  if state == 'DEAD' then
+    stats.dead = stats.dead + 1
+    stats.dead_rid = rid
+  end
+  m.s = state
+  if state ~= 'DEAD' and m.p ~= 0 then
+    redis.call('HDEL', K_REQS, 'p:' .. rid)
+    m.p = 0
+  end
+  put_meta(rid, m)
+  redis.call('ZADD', K_PURGE, now + keep, rid)
+end
+
+local function prune(now)
+  local old = redis.call('ZRANGEBYSCORE', K_PURGE, '-inf', now, 'LIMIT', 0, 64)
+  for _, rid in ipairs(old) do
+    redis.call('HDEL', K_REQS, 'm:' .. rid, 'p:' .. rid, 'r:' .. rid)
+    redis.call('ZREM', K_PURGE, rid)
+  end
+end

@@ -1,0 +1,3 @@
+-- test only: includes cycle_b, which includes this file back
+--- @include "includes/test_cycle_b"
+local a = 1
