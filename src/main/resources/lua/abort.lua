@@ -8,7 +8,10 @@
 -- ARGV[6] result retention ms
 -- ARGV[7] idle-key retention ms
 -- ARGV[8] DEAD retention ms
--- Returns RELEASED | LOCK_LOST | NOT_QUEUED | NOT_FOUND.
+-- ARGV[9] token for a wait request whose turn this abort grants (fresh, >= 128 random bits)
+-- ARGV[10] pick-up window ms of that turn
+-- Returns { 'RELEASED', pending, passedTo or false } | LOCK_LOST | NOT_QUEUED | NOT_FOUND. The
+-- holder's abort releases the lock, or passes it to a wait request at the head (its turn).
 --- @include "includes/keys"
 --- @include "includes/clock"
 --- @include "includes/stats"
@@ -17,8 +20,10 @@
 --- @include "includes/recovery"
 --- @include "includes/claim_index"
 --- @include "includes/expiry"
+--- @include "includes/turns"
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
 local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local turn_token, pickup = ARGV[9], tonumber(ARGV[10])
 local now, now_us = clock()
 prune(now)
 
@@ -37,16 +42,14 @@ if token ~= '' then
       m.why = why
       finish(rid, m, 'ABORTED', now, keep)
     end
-    redis.call('DEL', K_LOCK)
-    local pending = redis.call('LLEN', K_QUEUE)
+    -- Released with handoff work waiting: claimable right away (pass_on tells the claim index).
+    local pending, passed = pass_on(turn_token, now, now_us, pickup)
     m = get_meta(rid)
-    m.pend = pending
+    m.pend, m.pt = pending, passed
     put_meta(rid, m)
-    -- Released with work waiting: claimable right away.
-    if pending > 0 then index_hint(now, now_us) end
-    reply = { 'RELEASED', pending }
+    reply = { 'RELEASED', pending, passed }
   elseif m and m.abt == token then
-    reply = { 'RELEASED', m.pend }
+    reply = { 'RELEASED', m.pend, m.pt or false }
   else
     reply = { 'LOCK_LOST' }
   end
@@ -57,9 +60,9 @@ elseif m.s == 'QUEUED' then
   m.by = 'waiter'
   m.why = reason ~= '' and reason or 'withdrawn'
   finish(rid, m, 'ABORTED', now, keep)
-  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE) }
+  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE), false }
 elseif m.s == 'ABORTED' and m.by == 'waiter' then
-  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE) }
+  reply = { 'RELEASED', redis.call('LLEN', K_QUEUE), false }
 else
   reply = { 'NOT_QUEUED', m.s, tostring(m.a) }
 end

@@ -9,7 +9,10 @@
 -- ARGV[7] result retention ms
 -- ARGV[8] idle-key retention ms
 -- ARGV[9] DEAD retention ms
--- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST.
+-- ARGV[10] mode of a new request: 'handoff' (any holder may do it) or 'wait' (only its submitter)
+-- ARGV[11] pick-up window ms of a wait request's turn
+-- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST. A repeat is answered from the
+-- stored request: its mode, lease and payload are not changed by the repeat.
 --- @include "includes/keys"
 --- @include "includes/clock"
 --- @include "includes/stats"
@@ -19,21 +22,26 @@
 --- @include "includes/grant"
 --- @include "includes/replies"
 --- @include "includes/expiry"
+--- @include "includes/turns"
 local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local dead_keep = tonumber(ARGV[9])
+local dead_keep, wait_mode, pickup = tonumber(ARGV[9]), ARGV[10] == 'wait', tonumber(ARGV[11])
 -- No prune here: every request ends through complete, abort or claim, and they prune.
 local now, now_us = clock()
 
 -- A new request's meta; written by the caller once its state is settled (one write, not two).
 local function create(state)
   local m = { s = state, a = 1, qt = num(now), p = payload ~= '' and 1 or 0 }
+  if wait_mode then
+    m.md = 'w'
+    m.ls = tostring(lease)
+  end
   if payload ~= '' then redis.call('HSET', K_REQS, 'p:' .. rid, payload) end
   return m
 end
 
 local reply
-local l, had_lock = recover_orphan(now, max_attempts, dead_keep)
+local l, had_lock = recover_orphan(now, max_attempts, dead_keep, keep)
 local m = get_meta(rid)
 local qlen = redis.call('LLEN', K_QUEUE)
 local was_idle = not had_lock and qlen == 0
@@ -45,6 +53,9 @@ if l then
       -- A retry of the call that was granted this lock: the same grant again.
       if l.rid == rid then reply = acquired_reply(l)
       else reply = next_reply(l, get_meta(l.rid), l.rid) end
+    elseif l.rid == rid and l.via == 'turn' then
+      -- A wait request's turn: picked up by this repeat, or answered again as picked up.
+      reply = acquired_reply(pick_up(l, m, now))
     elseif m.s == 'QUEUED' then
       reply = { 'QUEUED', position(rid), qlen }
     else
@@ -67,16 +78,35 @@ elseif qlen == 0 then
 elseif not m and qlen >= qmax then
   reply = { 'QUEUE_FULL', qlen }
 else
-  -- Lock free but work is waiting: keep FIFO, and make this caller the one who drains it.
+  -- Lock free but work is waiting: keep FIFO. The caller's request goes to the tail (or stays
+  -- where it is), then the head decides: a wait request there gets its turn (picked up at once
+  -- when it is the caller's own); a handoff request there is handed to a handoff caller, who
+  -- drains the queue, while a wait caller never takes others' work and just waits.
   if not m then
-    put_meta(rid, create('QUEUED'))
+    m = create('QUEUED')
+    put_meta(rid, m)
     redis.call('RPUSH', K_QUEUE, rid)
   end
-  local head = redis.call('LPOP', K_QUEUE)
+  local head = redis.call('LINDEX', K_QUEUE, 0)
   local hm = get_meta(head)
-  local fence = next_fence(now_us)
-  activate(head, hm, fence, now)
-  reply = next_reply(grant(token, head, fence, now, now_us, lease, rid, 'acquire'), hm, head)
+  if is_wait(hm) then
+    redis.call('LPOP', K_QUEUE)
+    if head == rid then
+      local fence = next_fence(now_us)
+      activate(rid, hm, fence, now)
+      reply = acquired_reply(grant(token, rid, fence, now, now_us, wait_lease(hm, lease), rid, 'turn'))
+    else
+      grant_turn(head, hm, token, now, now_us, pickup)
+      reply = { 'QUEUED', position(rid), redis.call('LLEN', K_QUEUE) }
+    end
+  elseif is_wait(m) then
+    reply = { 'QUEUED', position(rid), redis.call('LLEN', K_QUEUE) }
+  else
+    redis.call('LPOP', K_QUEUE)
+    local fence = next_fence(now_us)
+    activate(head, hm, fence, now)
+    reply = next_reply(grant(token, head, fence, now, now_us, lease, rid, 'acquire'), hm, head)
+  end
 end
 
 -- After a grant the lcid is busy; with a live holder it was busy and still is: no TTL to change.

@@ -22,15 +22,22 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
   return 'QUEUED'
 end
 
--- Before any grant: a holder whose lease ran out loses its request back to the queue.
+-- Before any grant: a holder whose lease ran out loses its request back to the queue; a wait
+-- request whose turn was not picked up in time ends ABORTED (PICKUP_TIMEOUT), so a submitter
+-- that went away never holds the others up for longer than the pick-up window.
 -- Answers the live lock (or nil) and whether a lock hash existed at all.
-local function recover_orphan(now, max_attempts, dead_keep)
+local function recover_orphan(now, max_attempts, dead_keep, keep)
   local l = read_lock()
   if not l then return nil, false end
   if tonumber(l.exp) > now then return l, true end
   local m = get_meta(l.rid)
   if m and m.s == 'ACTIVE' then
-    requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
+    if l.pk == '0' then
+      m.why = 'PICKUP_TIMEOUT'
+      finish(l.rid, m, 'ABORTED', now, keep)
+    else
+      requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
+    end
   end
   redis.call('DEL', K_LOCK)
   return nil, true

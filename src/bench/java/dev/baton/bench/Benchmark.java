@@ -413,9 +413,9 @@ public final class Benchmark {
         String requestId = "r" + n;
         String token = "t" + ThreadLocalRandom.current().nextLong();
         return eval(redis, new ScriptCall.Acquire(requestId, token, LEASE_MS, null, QUEUE_MAX, MAX_ATTEMPTS,
-                RESULT_RETENTION_MS, IDLE_RETENTION_MS, DEAD_RETENTION_MS), keys)
+                RESULT_RETENTION_MS, IDLE_RETENTION_MS, DEAD_RETENTION_MS, false, PICKUP_MS), keys)
                 .compose(r -> eval(redis, new ScriptCall.Complete(token, requestId, null, RESULT_RETENTION_MS,
-                        IDLE_RETENTION_MS), keys))
+                        IDLE_RETENTION_MS, false, "t" + ThreadLocalRandom.current().nextLong(), PICKUP_MS), keys))
                 .map(released -> "RELEASED".equals(released.get(0).toString()));
     }
 
@@ -426,6 +426,7 @@ public final class Benchmark {
     private static final long RESULT_RETENTION_MS = 3_600_000;
     private static final long IDLE_RETENTION_MS = 86_400_000;
     private static final long DEAD_RETENTION_MS = 604_800_000;
+    private static final long PICKUP_MS = 5_000;
 
     private static Future<Response> eval(Function<Request, Future<Response>> redis, ScriptCall call, LockKeys keys) {
         return redis.apply(scriptRequest(Command.EVALSHA, call.script().sha1(), call, keys))

@@ -75,8 +75,9 @@ public final class ScriptCost {
     /** Both scripts as local functions of one EVAL, then the loop that calls them. */
     private static String cycleScript() {
         ScriptCall.Acquire acquire = new ScriptCall.Acquire("RID", "TOKEN", 30_000, null, 1000, 5, RETENTION_MS,
-                RETENTION_MS, RETENTION_MS);
-        ScriptCall.Complete complete = new ScriptCall.Complete("TOKEN", "RID", null, RETENTION_MS, RETENTION_MS);
+                RETENTION_MS, RETENTION_MS, false, 5_000);
+        ScriptCall.Complete complete = new ScriptCall.Complete("TOKEN", "RID", null, RETENTION_MS, RETENTION_MS, false,
+                "TOKEN", 5_000);
         String keys = String.join(", ", LockKeys.of("default", "LCID").asList().stream()
                 .map(key -> "'" + key.replace("LCID}", "' .. lcid .. '}") + "'").toList());
         return asFunction("ACQUIRE", LuaScript.ACQUIRE) + asFunction("COMPLETE", LuaScript.COMPLETE) + """

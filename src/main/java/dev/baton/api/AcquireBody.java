@@ -2,6 +2,6 @@ package dev.baton.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** Body of POST /v1/locks/{lcid}/acquire. */
-public record AcquireBody(String requestId, JsonNode payload, Long leaseMs) {
+/** Body of POST /v1/locks/{lcid}/acquire; {@code mode} is handoff (default) or wait. */
+public record AcquireBody(String requestId, JsonNode payload, Long leaseMs, String mode) {
 }

@@ -47,7 +47,7 @@ public class LockResource {
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
-                rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs())));
+                rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs()), rules.waitMode(body.mode())));
     }
 
     @POST
@@ -67,7 +67,7 @@ public class LockResource {
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.complete(tenant, id, rules.token(body.token()), rules.requestId(body.requestId()),
-                rules.json("result", body.result())));
+                rules.json("result", body.result()), rules.take(body.take())));
     }
 
     @POST

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 
 /**
  * Every protocol limit, under the {@code baton.} prefix. Each key can be overridden by its
@@ -35,6 +36,21 @@ public interface BatonConfig {
     Duration deadRetention();
 
     Claims claims();
+
+    /** baton.wait.* (Object.wait() takes the plain name). */
+    @WithName("wait")
+    Wait waiting();
+
+    /** Wait-mode requests (protocol v1.1): turns and the re-checks of waiting callers. */
+    interface Wait {
+        /** A turn not picked up within this long ends ABORTED (PICKUP_TIMEOUT); at least 3 re-checks. */
+        @WithDefault("5000")
+        long pickupMs();
+
+        /** How often a waiting caller's state is looked at again when no notification came. */
+        @WithDefault("1000")
+        long recheckMs();
+    }
 
     Auth auth();
 

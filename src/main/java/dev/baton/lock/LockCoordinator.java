@@ -28,26 +28,32 @@ public class LockCoordinator {
         this.index = index;
     }
 
-    public Uni<Outcome> acquire(String tenant, String lcid, String requestId, String payloadJson, long leaseMs) {
+    /** {@code waitMode}: only this caller does the request, in its turn (v1.1); else any holder may (v1). */
+    public Uni<Outcome> acquire(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
+            boolean waitMode) {
         return scripts.outcome(Operation.ACQUIRE, false, tenant, lcid, requestId, new ScriptCall.Acquire(requestId,
                 tokens.newToken(), leaseMs, payloadJson, config.queue().maxLength(), config.maxAttempts(),
-                Retention.result(config), Retention.idle(config), Retention.dead(config)));
+                Retention.result(config), Retention.idle(config), Retention.dead(config), waitMode,
+                config.waiting().pickupMs()));
     }
 
     public Uni<Outcome> heartbeat(String tenant, String lcid, String token, Long leaseMs) {
         return scripts.outcome(Operation.HEARTBEAT, true, tenant, lcid, null, new ScriptCall.Heartbeat(token, leaseMs));
     }
 
-    public Uni<Outcome> complete(String tenant, String lcid, String token, String requestId, String resultJson) {
+    /** {@code take}: a wait holder asks to be handed queued handoff requests, as a handoff holder always is. */
+    public Uni<Outcome> complete(String tenant, String lcid, String token, String requestId, String resultJson,
+            boolean take) {
         return scripts.outcome(Operation.COMPLETE, true, tenant, lcid, requestId, new ScriptCall.Complete(token,
-                requestId, resultJson, Retention.result(config), Retention.idle(config)));
+                requestId, resultJson, Retention.result(config), Retention.idle(config), take, tokens.newToken(),
+                config.waiting().pickupMs()));
     }
 
     public Uni<Outcome> abort(String tenant, String lcid, String requestId, String token, boolean requeue,
             String reason) {
         return scripts.outcome(Operation.ABORT, token != null, tenant, lcid, requestId, new ScriptCall.Abort(requestId,
                 token, requeue, reason, config.maxAttempts(), Retention.result(config), Retention.idle(config),
-                Retention.dead(config)));
+                Retention.dead(config), tokens.newToken(), config.waiting().pickupMs()));
     }
 
     /** Queues a DEAD request again, with a fresh attempt budget. */

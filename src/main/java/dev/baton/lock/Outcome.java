@@ -44,8 +44,15 @@ public sealed interface Outcome {
             implements Outcome {
     }
 
-    /** Nothing more for you: the lock is free, or your request left the queue. */
-    record Released(String lcid, Integer pending) implements Outcome {
+    /**
+     * Nothing more for you: the lock is free, or it was passed to the wait request
+     * {@code passedTo} (its turn), or your request left the queue.
+     */
+    record Released(String lcid, Integer pending, String passedTo) implements Outcome {
+
+        public Released(String lcid, Integer pending) {
+            this(lcid, pending, null);
+        }
     }
 
     /** The request a NEXT holder works on. */

@@ -63,6 +63,31 @@ public class RequestRules {
         return leaseMs;
     }
 
+    /** The request mode of an acquire: true for {@code wait}; absent means {@code handoff} (v1). */
+    public boolean waitMode(String mode) {
+        if (mode == null || mode.equals("handoff")) {
+            return false;
+        }
+        if (mode.equals("wait")) {
+            return true;
+        }
+        throw LockProblem.invalid("mode", "mode must be handoff or wait");
+    }
+
+    /**
+     * Whether a completing holder takes queued handoff requests. Batches of more than one come
+     * with batch handoff; until then take is 1 or absent.
+     */
+    public boolean take(Integer take) {
+        if (take == null) {
+            return false;
+        }
+        if (take != 1) {
+            throw LockProblem.invalid("take", "take must be 1 (batches of more are not offered yet)");
+        }
+        return true;
+    }
+
     /** Heartbeat keeps the lease the lock was granted with unless a new one is given. */
     public Long optionalLeaseMs(Long leaseMs) {
         return leaseMs == null ? null : leaseMs(leaseMs);

@@ -27,7 +27,7 @@ final class ScriptReplies {
             case "QUEUED":
                 return new Outcome.Queued(lcid, requestId, (int) number(reply, 1), (int) number(reply, 2));
             case "RELEASED":
-                return new Outcome.Released(lcid, (int) number(reply, 1));
+                return new Outcome.Released(lcid, (int) number(reply, 1), text(reply, 2));
             default:
                 throw problem(tag, lcid, requestId, reply);
         }

@@ -48,7 +48,8 @@ public class WorkCoordinator {
         IndexStore.Entry candidate = candidates.get(i);
         String lcid = candidate.member();
         return scripts.run(Operation.CLAIM, true, tenant, lcid, new ScriptCall.Claim(tokens.newToken(), leaseMs,
-                config.maxAttempts(), Retention.idle(config), Retention.dead(config)), reply -> ScriptReplies.claim(lcid, reply))
+                config.maxAttempts(), Retention.idle(config), Retention.dead(config), Retention.result(config),
+                config.waiting().pickupMs()), reply -> ScriptReplies.claim(lcid, reply))
                 .chain(answer -> {
                     if (answer instanceof ClaimAnswer.Claimed claimed) {
                         return Uni.createFrom().item(Optional.<Outcome>of(claimed.next()));

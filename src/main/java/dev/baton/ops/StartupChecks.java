@@ -44,6 +44,7 @@ public class StartupChecks {
                     + "tenant:<sha256 of the key>[:admin] entries, comma-separated (see README, Security), "
                     + "or BATON_AUTH_ENABLED=false to run without authentication.");
         }
+        checkWait(config.waiting());
         BatonConfig.Lease lease = config.lease();
         if (lease.minMs() <= 0 || lease.minMs() > lease.defaultMs() || lease.defaultMs() > lease.maxMs()) {
             throw new IllegalStateException("baton.lease must satisfy 0 < min-ms <= default-ms <= max-ms, got "
@@ -67,5 +68,13 @@ public class StartupChecks {
     /** Never log a Redis password. */
     static String redacted(String hosts) {
         return hosts.replaceAll("//[^@/]*@", "//***@");
+    }
+
+    /** A turn must outlive a few re-checks of its waiter, or a waiter could miss its own turn. */
+    static void checkWait(BatonConfig.Wait wait) {
+        if (wait.recheckMs() <= 0 || wait.pickupMs() < 3 * wait.recheckMs()) {
+            throw new IllegalStateException("baton.wait.pickup-ms must be at least 3 times baton.wait.recheck-ms (> 0),"
+                    + " got " + wait.pickupMs() + " and " + wait.recheckMs());
+        }
     }
 }

@@ -13,9 +13,10 @@ public sealed interface ScriptCall {
 
     List<String> argv();
 
-    /** lua/acquire.lua. */
+    /** lua/acquire.lua; {@code waitMode}: only its submitter does the request (its turn), else handoff. */
     record Acquire(String requestId, String token, long leaseMs, String payloadJson, int queueMax, int maxAttempts,
-            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs) implements ScriptCall {
+            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs)
+            implements ScriptCall {
         public LuaScript script() {
             return LuaScript.ACQUIRE;
         }
@@ -23,20 +24,23 @@ public sealed interface ScriptCall {
         public List<String> argv() {
             return List.of(requestId, token, Long.toString(leaseMs), orNone(payloadJson), Integer.toString(queueMax),
                     Integer.toString(maxAttempts), Long.toString(resultRetentionMs), Long.toString(idleRetentionMs),
-                    Long.toString(deadRetentionMs));
+                    Long.toString(deadRetentionMs), waitMode ? "wait" : "handoff", Long.toString(pickupMs));
         }
     }
 
-    /** lua/complete.lua. */
-    record Complete(String token, String requestId, String resultJson, long resultRetentionMs, long idleRetentionMs)
-            implements ScriptCall {
+    /**
+     * lua/complete.lua; {@code take}: the holder takes queued handoff requests (always so for a
+     * handoff holder); {@code turnToken}: the token of a turn this complete may grant.
+     */
+    record Complete(String token, String requestId, String resultJson, long resultRetentionMs, long idleRetentionMs,
+            boolean take, String turnToken, long pickupMs) implements ScriptCall {
         public LuaScript script() {
             return LuaScript.COMPLETE;
         }
 
         public List<String> argv() {
             return List.of(token, requestId, orNone(resultJson), Long.toString(resultRetentionMs),
-                    Long.toString(idleRetentionMs));
+                    Long.toString(idleRetentionMs), take ? "1" : "0", turnToken, Long.toString(pickupMs));
         }
     }
 
@@ -53,27 +57,29 @@ public sealed interface ScriptCall {
 
     /** lua/abort.lua; a null token withdraws a queued request. */
     record Abort(String requestId, String token, boolean requeue, String reason, int maxAttempts,
-            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs) implements ScriptCall {
+            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, String turnToken, long pickupMs)
+            implements ScriptCall {
         public LuaScript script() {
             return LuaScript.ABORT;
         }
 
         public List<String> argv() {
             return List.of(requestId, orNone(token), requeue ? "1" : "0", orNone(reason), Integer.toString(maxAttempts),
-                    Long.toString(resultRetentionMs), Long.toString(idleRetentionMs), Long.toString(deadRetentionMs));
+                    Long.toString(resultRetentionMs), Long.toString(idleRetentionMs), Long.toString(deadRetentionMs),
+                    turnToken, Long.toString(pickupMs));
         }
     }
 
-    /** lua/claim.lua. */
-    record Claim(String token, long leaseMs, int maxAttempts, long idleRetentionMs, long deadRetentionMs)
-            implements ScriptCall {
+    /** lua/claim.lua; the token is also the one of a turn the claim may grant. */
+    record Claim(String token, long leaseMs, int maxAttempts, long idleRetentionMs, long deadRetentionMs,
+            long resultRetentionMs, long pickupMs) implements ScriptCall {
         public LuaScript script() {
             return LuaScript.CLAIM;
         }
 
         public List<String> argv() {
             return List.of(token, Long.toString(leaseMs), Integer.toString(maxAttempts), Long.toString(idleRetentionMs),
-                    Long.toString(deadRetentionMs));
+                    Long.toString(deadRetentionMs), Long.toString(resultRetentionMs), Long.toString(pickupMs));
         }
     }
 

@@ -28,6 +28,7 @@ class ScriptScenariosTest {
 
     private static final long LEASE = 30_000;
     private static final long KEEP = 3_600_000;
+    private static final long PICKUP = 5_000;
 
     private static EmbeddedRedis embedded;
     private static Vertx vertx;
@@ -77,9 +78,9 @@ class ScriptScenariosTest {
         Reply granted = run(lcid, acquire("r1", "t1"));
         run(lcid, acquire("r2", "t2"));
 
-        Reply next = run(lcid, new ScriptCall.Complete("t1", "r1", "{\"ok\":true}", KEEP, KEEP));
-        Reply retried = run(lcid, new ScriptCall.Complete("t1", "r1", "{\"ok\":true}", KEEP, KEEP));
-        Reply released = run(lcid, new ScriptCall.Complete("t1", "r2", null, KEEP, KEEP));
+        Reply next = run(lcid, new ScriptCall.Complete("t1", "r1", "{\"ok\":true}", KEEP, KEEP, false, "turn-token", PICKUP));
+        Reply retried = run(lcid, new ScriptCall.Complete("t1", "r1", "{\"ok\":true}", KEEP, KEEP, false, "turn-token", PICKUP));
+        Reply released = run(lcid, new ScriptCall.Complete("t1", "r2", null, KEEP, KEEP, false, "turn-token", PICKUP));
 
         assertThat(next.text(0)).isEqualTo("NEXT");
         assertThat(next.text(1)).isEqualTo("t1");
@@ -113,10 +114,10 @@ class ScriptScenariosTest {
         Reply granted = run(lcid, acquire("r1", "t1"));
         run(lcid, acquire("r2", "t2"));
 
-        Reply aborted = run(lcid, new ScriptCall.Abort("r1", "t1", false, "bad input", 5, KEEP, KEEP, KEEP));
+        Reply aborted = run(lcid, new ScriptCall.Abort("r1", "t1", false, "bad input", 5, KEEP, KEEP, KEEP, "turn-token", PICKUP));
         Reply seen = run(lcid, new ScriptCall.ClaimInspect());
-        Reply claimed = run(lcid, new ScriptCall.Claim("t3", LEASE, 5, KEEP, KEEP));
-        Reply busy = run(lcid, new ScriptCall.Claim("t4", LEASE, 5, KEEP, KEEP));
+        Reply claimed = run(lcid, new ScriptCall.Claim("t3", LEASE, 5, KEEP, KEEP, KEEP, PICKUP));
+        Reply busy = run(lcid, new ScriptCall.Claim("t4", LEASE, 5, KEEP, KEEP, KEEP, PICKUP));
 
         assertThat(aborted.text(0)).isEqualTo("RELEASED");
         assertThat(aborted.number(1)).isEqualTo(1);
@@ -135,9 +136,9 @@ class ScriptScenariosTest {
         run(lcid, acquire("r1", "t1"));
         run(lcid, acquire("r2", "t2"));
 
-        Reply withdrawn = run(lcid, new ScriptCall.Abort("r2", null, false, null, 5, KEEP, KEEP, KEEP));
-        Reply again = run(lcid, new ScriptCall.Abort("r2", null, false, null, 5, KEEP, KEEP, KEEP));
-        Reply active = run(lcid, new ScriptCall.Abort("r1", null, false, null, 5, KEEP, KEEP, KEEP));
+        Reply withdrawn = run(lcid, new ScriptCall.Abort("r2", null, false, null, 5, KEEP, KEEP, KEEP, "turn-token", PICKUP));
+        Reply again = run(lcid, new ScriptCall.Abort("r2", null, false, null, 5, KEEP, KEEP, KEEP, "turn-token", PICKUP));
+        Reply active = run(lcid, new ScriptCall.Abort("r1", null, false, null, 5, KEEP, KEEP, KEEP, "turn-token", PICKUP));
 
         assertThat(withdrawn.text(0)).isEqualTo("RELEASED");
         assertThat(withdrawn.number(1)).isZero();
@@ -151,7 +152,7 @@ class ScriptScenariosTest {
         LockKeys lcid = newLcid();
         run(lcid, acquire("r1", "t1"));
 
-        Reply dead = run(lcid, new ScriptCall.Abort("r1", "t1", true, "crashed", 1, KEEP, KEEP, KEEP));
+        Reply dead = run(lcid, new ScriptCall.Abort("r1", "t1", true, "crashed", 1, KEEP, KEEP, KEEP, "turn-token", PICKUP));
         Reply view = run(lcid, new ScriptCall.ViewDead("r1"));
         Reply retried = run(lcid, new ScriptCall.Retry("r1", 1000, KEEP));
 
@@ -193,7 +194,7 @@ class ScriptScenariosTest {
         LockKeys lcid = newLcid();
         // A lease that is not a number fails where the lease is added to the clock, in a helper.
         Throwable error = evalFailure(LuaScript.ACQUIRE, lcid.asList(), List.of("r1", "t1", "not-a-number", "", "1000",
-                "5", "1", "1", "1"));
+                "5", "1", "1", "1", "handoff", "5000"));
 
         String located = ScriptRunner.located(LuaScript.ACQUIRE, error).getMessage();
 
@@ -204,7 +205,7 @@ class ScriptScenariosTest {
     }
 
     private static ScriptCall.Acquire acquire(String requestId, String token) {
-        return new ScriptCall.Acquire(requestId, token, LEASE, null, 1000, 5, KEEP, KEEP, KEEP);
+        return new ScriptCall.Acquire(requestId, token, LEASE, null, 1000, 5, KEEP, KEEP, KEEP, false, PICKUP);
     }
 
     private static LockKeys newLcid() {
