@@ -34,6 +34,7 @@ local function recover_orphan(now, max_attempts, dead_keep, keep)
   if m and m.s == 'ACTIVE' then
     if l.pk == '0' then
       m.why = 'PICKUP_TIMEOUT'
+      stats.pickup_timeouts = stats.pickup_timeouts + 1
       finish(l.rid, m, 'ABORTED', now, keep)
     else
       requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)

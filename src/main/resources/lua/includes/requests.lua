@@ -1,6 +1,7 @@
 -- Request records in the requests hash (meta, payload, result) and their retention.
 --- @include "includes/keys"
 --- @include "includes/stats"
+--- @include "includes/wake"
 
 local function get_meta(rid)
   local raw = redis.call('HGET', K_REQS, 'm:' .. rid)
@@ -16,7 +17,8 @@ local function get_payload(rid)
   return redis.call('HGET', K_REQS, 'p:' .. rid)
 end
 
--- Terminal records stay for `keep` ms so retries and late readers still get their answer.
+-- Terminal records stay for `keep` ms so retries and late readers still get their answer. A
+-- request's end wakes whoever long-polls its view.
 local function finish(rid, m, state, now, keep)
   if state == 'DONE' and m.at then stats.held = now - tonumber(m.at) end
   if state == 'DEAD' then
@@ -30,6 +32,7 @@ local function finish(rid, m, state, now, keep)
   end
   put_meta(rid, m)
   redis.call('ZADD', K_PURGE, now + keep, rid)
+  wake(rid)
 end
 
 local function prune(now)

@@ -2,13 +2,15 @@
 -- cross-lcid indexes (claims, dead letters), which live in other slots and so cannot be written
 -- here. with_stats(reply) appends it as the reply's last element, in the order of the components
 -- of redis/ScriptStats.java: { requeued, dead, queue wait ms or -1, hold ms or -1,
--- claim index score or -1, dead rid or false, claim index version or false }. Numbers that can
--- exceed 14 digits are kept as strings because cjson would round them.
+-- claim index score or -1, dead rid or false, claim index version or false, turns ended by
+-- PICKUP_TIMEOUT }. Numbers that can exceed 14 digits are kept as strings because cjson would
+-- round them.
 
-local stats = { requeued = 0, dead = 0, waited = -1, held = -1, index_at = -1, dead_rid = false, index_seq = false }
+local stats = { requeued = 0, dead = 0, waited = -1, held = -1, index_at = -1, dead_rid = false, index_seq = false,
+  pickup_timeouts = 0 }
 
 local function with_stats(reply)
   reply[#reply + 1] = { stats.requeued, stats.dead, stats.waited, stats.held, stats.index_at, stats.dead_rid,
-    stats.index_seq }
+    stats.index_seq, stats.pickup_timeouts }
   return reply
 end

@@ -19,11 +19,14 @@ end
 
 -- Grants the lock to rid (a wait request just taken off the head) as its turn: a new token and
 -- fence, and until its submitter picks it up, a lease of the pick-up window (then the claim
--- index looks at it, and whoever runs a script on the lcid ends an unclaimed turn).
+-- index looks at it, and whoever runs a script on the lcid ends an unclaimed turn). Wakes the
+-- submitter's long-poll, which picks the turn up.
 local function grant_turn(rid, m, token, now, now_us, pickup)
   local fence = next_fence(now_us)
   activate(rid, m, fence, now)
-  return grant(token, rid, fence, now, now_us, pickup, rid, 'turn', '0')
+  local l = grant(token, rid, fence, now, now_us, pickup, rid, 'turn', '0')
+  wake(rid)
+  return l
 end
 
 -- The first repeat of a wait request's acquire after its turn was granted picks it up: its own

@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
 
 import dev.baton.lock.LockCoordinator;
 import dev.baton.lock.LockView;
@@ -47,7 +48,8 @@ public class LockResource {
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
-                rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs()), rules.waitMode(body.mode())));
+                rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs()), rules.waitMode(body.mode()),
+                rules.waitMs(body.waitMs())));
     }
 
     @POST
@@ -91,9 +93,9 @@ public class LockResource {
     @GET
     @Path("requests/{requestId}")
     @Consumes(MediaType.WILDCARD)
-    public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId) {
+    public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId, @RestQuery String waitMs) {
         String tenant = tenant();
-        return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId));
+        return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId), rules.waitMs(waitMs));
     }
 
     /** Queues a DEAD request again (operators, after fixing what killed it). */

@@ -50,6 +50,10 @@ public interface BatonConfig {
         /** How often a waiting caller's state is looked at again when no notification came. */
         @WithDefault("1000")
         long recheckMs();
+
+        /** Long-polls one replica holds at most; beyond them, calls are answered at once. */
+        @WithDefault("10000")
+        int maxWaiters();
     }
 
     Auth auth();

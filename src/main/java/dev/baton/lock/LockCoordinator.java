@@ -6,6 +6,7 @@ import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockEvents.Operation;
 import dev.baton.redis.IndexStore;
 import dev.baton.redis.ScriptCall;
+import dev.baton.redis.Wakeups;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -20,16 +21,34 @@ public class LockCoordinator {
     private final TokenGenerator tokens;
     private final BatonConfig config;
     private final IndexStore index;
+    private final LongPolls polls;
 
-    LockCoordinator(LcidScripts scripts, TokenGenerator tokens, BatonConfig config, IndexStore index) {
+    LockCoordinator(LcidScripts scripts, TokenGenerator tokens, BatonConfig config, IndexStore index,
+            LongPolls polls) {
         this.scripts = scripts;
         this.tokens = tokens;
         this.config = config;
         this.index = index;
+        this.polls = polls;
     }
 
-    /** {@code waitMode}: only this caller does the request, in its turn (v1.1); else any holder may (v1). */
+    /**
+     * {@code waitMode}: only this caller does the request, in its turn (v1.1); else any holder
+     * may (v1). With {@code waitMs}, a wait request that would be QUEUED holds the call until its turn: the
+     * acquire is repeated on each wake-up and re-check, and the repeat that finds the turn picks it
+     * up (ACQUIRED), exactly as the client's own repeat would. A handoff request ignores it.
+     */
     public Uni<Outcome> acquire(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
+            boolean waitMode, long waitMs) {
+        if (!waitMode) {
+            return acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, false);
+        }
+        return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
+                () -> acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, true),
+                outcome -> !(outcome instanceof Outcome.Queued));
+    }
+
+    private Uni<Outcome> acquireOnce(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
             boolean waitMode) {
         return scripts.outcome(Operation.ACQUIRE, false, tenant, lcid, requestId, new ScriptCall.Acquire(requestId,
                 tokens.newToken(), leaseMs, payloadJson, config.queue().maxLength(), config.maxAttempts(),
@@ -68,7 +87,13 @@ public class LockCoordinator {
                 reply -> ScriptReplies.lockView(lcid, reply));
     }
 
-    public Uni<RequestView> viewRequest(String tenant, String lcid, String requestId) {
+    /** With {@code waitMs}, the call is held until the request has ended (DONE, ABORTED, DEAD). */
+    public Uni<RequestView> viewRequest(String tenant, String lcid, String requestId, long waitMs) {
+        return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
+                () -> viewRequestOnce(tenant, lcid, requestId), view -> view.state().ended());
+    }
+
+    private Uni<RequestView> viewRequestOnce(String tenant, String lcid, String requestId) {
         return scripts.run(Operation.VIEW_REQUEST, false, tenant, lcid, new ScriptCall.ViewRequest(requestId),
                 reply -> ScriptReplies.requestView(lcid, requestId, reply));
     }

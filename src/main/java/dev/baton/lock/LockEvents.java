@@ -26,4 +26,12 @@ public interface LockEvents {
      */
     void completed(Operation operation, Duration took, Outcome outcome, Throwable failure, ScriptStats stats,
             boolean byHolder);
+
+    /** A long-poll was answered because of a wake-up, {@code took} after the wake-up arrived here. */
+    default void longPollWoken(Duration took) {
+    }
+
+    /** A re-check found a change that no wake-up had announced: a notification was lost. */
+    default void longPollMissedWake() {
+    }
 }

@@ -23,6 +23,9 @@ public class RequestRules {
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
     private static final int MAX_REASON_CHARS = 1024;
     private static final int MAX_LIMIT = 1000;
+    /** The longest long-poll (protocol v1.1), below the usual 60 s of proxies and load balancers. */
+    private static final long MAX_WAIT_MS = 30_000;
+    private static final String WAIT_MS_RULE = "waitMs must be an integer from 0 to " + MAX_WAIT_MS;
 
     private final BatonConfig config;
     private final ObjectMapper mapper;
@@ -72,6 +75,29 @@ public class RequestRules {
             return true;
         }
         throw LockProblem.invalid("mode", "mode must be handoff or wait");
+    }
+
+    /** How long a call may be held (long-poll): 0 to 30000 ms, 0 when absent. */
+    public long waitMs(Long waitMs) {
+        if (waitMs == null) {
+            return 0;
+        }
+        if (waitMs < 0 || waitMs > MAX_WAIT_MS) {
+            throw LockProblem.invalid("waitMs", WAIT_MS_RULE);
+        }
+        return waitMs;
+    }
+
+    /** The same rule for the query parameter of a view. */
+    public long waitMs(String waitMs) {
+        if (waitMs == null) {
+            return 0;
+        }
+        try {
+            return waitMs(Long.valueOf(waitMs));
+        } catch (NumberFormatException e) {
+            throw LockProblem.invalid("waitMs", WAIT_MS_RULE);
+        }
     }
 
     /**

@@ -39,6 +39,9 @@ public class LockMetrics implements LockEvents {
     private final Map<ProblemCode, Counter> rejections = new EnumMap<>(ProblemCode.class);
     private final Timer queueWait;
     private final Timer hold;
+    private final Counter pickupTimeouts;
+    private final Timer wakeUp;
+    private final Counter missedWakeUps;
 
     public LockMetrics(MeterRegistry registry) {
         // outcome=rejected: QUEUE_FULL, DUPLICATE_REQUEST or the backend failed; bad input never gets here.
@@ -74,6 +77,14 @@ public class LockMetrics implements LockEvents {
                 Duration.ofMillis(1), Duration.ofMinutes(10)).register(registry);
         hold = latency("baton.hold", "Time a request was active before it was completed",
                 Duration.ofMillis(1), Duration.ofMinutes(10)).register(registry);
+        pickupTimeouts = Counter.builder("baton.pickup.timeouts")
+                .description("Wait-mode turns that ended ABORTED (PICKUP_TIMEOUT): their submitter never picked them up")
+                .register(registry);
+        wakeUp = latency("baton.longpoll.wakeup", "From a wake-up reaching this replica to the long-poll's answer",
+                Duration.ofNanos(100_000), Duration.ofSeconds(5)).register(registry);
+        missedWakeUps = Counter.builder("baton.longpoll.missed.wakeups")
+                .description("Re-checks of long-polls that found a change no wake-up had announced (lost notifications)")
+                .register(registry);
     }
 
     @Override
@@ -82,6 +93,7 @@ public class LockMetrics implements LockEvents {
         operations.get(operation).record(took);
         requeued.increment(stats.requeued());
         dead.increment(stats.dead());
+        pickupTimeouts.increment(stats.pickupTimeouts());
         if (stats.queueWaitMs() >= 0) {
             queueWait.record(Duration.ofMillis(stats.queueWaitMs()));
         }
@@ -119,6 +131,16 @@ public class LockMetrics implements LockEvents {
                 // views are timed only
             }
         }
+    }
+
+    @Override
+    public void longPollWoken(Duration took) {
+        wakeUp.record(took);
+    }
+
+    @Override
+    public void longPollMissedWake() {
+        missedWakeUps.increment();
     }
 
     private void countAcquire(Outcome outcome) {

@@ -76,5 +76,8 @@ public class StartupChecks {
             throw new IllegalStateException("baton.wait.pickup-ms must be at least 3 times baton.wait.recheck-ms (> 0),"
                     + " got " + wait.pickupMs() + " and " + wait.recheckMs());
         }
+        if (wait.maxWaiters() < 0) {
+            throw new IllegalStateException("baton.wait.max-waiters must be at least 0, got " + wait.maxWaiters());
+        }
     }
 }

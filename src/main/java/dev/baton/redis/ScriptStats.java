@@ -7,21 +7,22 @@ package dev.baton.redis;
  * request it activated had waited, how long the request it completed was held (-1 when not
  * applicable), when the lcid should be looked at by claims (-1: no hint) and that hint's version
  * (newer versions win in the claim index, whatever order hints arrive in), and the request it
- * declared DEAD.
+ * declared DEAD, and how many wait-mode turns it ended unclaimed (PICKUP_TIMEOUT).
  */
 public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs, long claimIndexAt,
-        long claimIndexVersion, String deadRequestId) {
+        long claimIndexVersion, String deadRequestId, int pickupTimeouts) {
 
-    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, null);
+    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, null, 0);
 
     /** The statistics tail of a state-changing script's reply. */
     static ScriptStats of(Reply reply) {
         Reply tail = reply.size() < 2 ? null : reply.array(reply.size() - 1);
-        if (tail == null || tail.size() < 7) {
+        if (tail == null || tail.size() < 8) {
             return NONE;
         }
         String indexVersion = tail.text(6);
         return new ScriptStats((int) tail.number(0), (int) tail.number(1), tail.number(2), tail.number(3),
-                tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion), tail.text(5));
+                tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion), tail.text(5),
+                (int) tail.number(7));
     }
 }

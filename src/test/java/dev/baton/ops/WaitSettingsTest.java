@@ -21,6 +21,11 @@ class WaitSettingsTest {
             public long recheckMs() {
                 return recheckMs;
             }
+
+            @Override
+            public int maxWaiters() {
+                return 10_000;
+            }
         };
     }
 
