@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks what the example workers did: every submitted request processed exactly once, fences
-rising per lcid in processing order, and each submitter's requests on an lcid processed in the
-order it submitted them (FIFO). Waits up to 60 s for Baton to report every request DONE."""
+rising per lcid in processing order, each submitter's requests on an lcid processed in the order
+it submitted them, and across submitters: a request Baton had acknowledged before another was
+sent to the same lcid was processed before it (FIFO). Waits up to 60 s for Baton to report every
+request DONE. With --own-work (wait mode) every request must have been done by its submitter."""
 import json
 import sys
 import time
@@ -9,6 +11,7 @@ import urllib.request
 from collections import defaultdict
 
 url, key, submitted_path, processed_path = sys.argv[1:5]
+own_work = "--own-work" in sys.argv[5:]
 
 
 def state(lcid, request_id):
@@ -46,10 +49,24 @@ for (lcid, submitter), numbers in order.items():
     if numbers != sorted(numbers):
         problems.append(f"{submitter}'s requests on {lcid} out of order: {numbers}")
 
+fence_of = {p["requestId"]: p["fence"] for p in processed}
+by_lcid = defaultdict(list)
+for s in submitted:
+    by_lcid[s["lcid"]].append(s)
+for lcid, requests in by_lcid.items():
+    for first in requests:
+        for later in requests:
+            if first["ackedAt"] < later["sentAt"] and first["requestId"] in fence_of \
+                    and later["requestId"] in fence_of and fence_of[first["requestId"]] > fence_of[later["requestId"]]:
+                problems.append(f"{later['requestId']} was sent after {first['requestId']} was queued on {lcid} "
+                                f"but processed before it")
+
 workers = sorted({p["worker"] for p in processed})
 handoffs = sum(1 for p in processed if not p["requestId"].startswith(p["worker"] + "-"))
 print(f"e2e: {len(submitted)} submitted, {len(processed)} processed by {workers}, "
       f"{len(last_fence)} lcids, {handoffs} processed by the other language's holder, {len(problems)} problems")
+if own_work and handoffs:
+    problems.append(f"{handoffs} wait-mode requests were done by another service")
 for problem in problems[:20]:
     print("  " + problem)
 sys.exit(1 if problems else 0)

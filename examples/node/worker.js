@@ -8,7 +8,13 @@
 // redelivered); on QUEUE_FULL and 503 it waits Retry-After and retries the same call, which is
 // safe because every call is idempotent by requestId and token.
 //
+// With --mode=wait (protocol v1.1) it is a service that can do only its own kind of request (a
+// stock service, say, next to a payment service on the same orders): each request is submitted
+// as `wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
+// (`waitMs`), does it and completes it. Another service's holder is never handed its requests.
+//
 //   node worker.js --url=http://localhost:8080 --lcids=order-1,order-2 --count=20 --name=node
+//   node worker.js --mode=wait --name=stock ...   (the requestIds are NAME-N)
 //   (--key=KEY when authentication is on; --db=FILE is the simulated database)
 'use strict';
 const http = require('http');
@@ -26,13 +32,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class LockLost extends Error {}
 
-function send(method, path, body) {
+function send(method, path, body, timeout = 10000) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const headers = { 'Content-Type': 'application/json' };
     if (args.key) headers.Authorization = `Bearer ${args.key}`;
     if (data) headers['Content-Length'] = Buffer.byteLength(data);
-    const req = http.request({ host: base.hostname, port: base.port, path, method, headers, agent, timeout: 10000 },
+    const req = http.request({ host: base.hostname, port: base.port, path, method, headers, agent, timeout },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -47,11 +53,11 @@ function send(method, path, body) {
 }
 
 // One call, retried through 429 and 503 as their Retry-After says.
-async function call(method, path, body) {
+async function call(method, path, body, timeout) {
   for (;;) {
     let res;
     try {
-      res = await send(method, path, body);
+      res = await send(method, path, body, timeout);
     } catch (unreachable) {
       await sleep(500); // Baton unreachable: the same call again is safe
       continue;
@@ -96,19 +102,68 @@ async function holderLoop(lcid, own, answer) {
   }
 }
 
+// v1.1: a wait request's acquire held until its turn (200 ACQUIRED: picked up) or waitMs (202
+// QUEUED: ask again). The same call each time; read timeout above waitMs.
+async function waitTurn(lcid, requestId, payload, waitMs = 25000) {
+  for (;;) {
+    const res = await call('POST', `/v1/locks/${lcid}/acquire`,
+      { requestId, payload, leaseMs, mode: 'wait', waitMs }, waitMs + 10000);
+    if (res.status !== 202) return res.body;
+  }
+}
+
+// Submit (waitMs 0: QUEUED or ACQUIRED at once), then wait for the turn, work, complete.
+async function waitMode(lcids, count) {
+  for (let i = 0; i < count; i++) {
+    const lcid = lcids[Math.floor(Math.random() * lcids.length)];
+    const requestId = `${name}-${i}`;
+    const payload = { workMs: i % 10 === 9 ? 1500 : 1 + Math.floor(Math.random() * 10), n: i };
+    const sentAt = Date.now() / 1000;
+    const res = await call('POST', `/v1/locks/${lcid}/acquire`, { requestId, payload, leaseMs, mode: 'wait' });
+    if (res.status !== 200 && res.status !== 202) {
+      console.log(`${name}: ${requestId} refused: ${JSON.stringify(res.body)}`);
+      continue;
+    }
+    fs.appendFileSync(args.submitted || 'submitted.jsonl',
+      `${JSON.stringify({ lcid, requestId, sentAt, ackedAt: Date.now() / 1000 })}\n`);
+    const turn = res.status === 202 ? await waitTurn(lcid, requestId, payload) : res.body;
+    if (!turn || turn.status !== 'ACQUIRED') {
+      console.log(`${name}: ${requestId} did not get its turn: ${JSON.stringify(turn)}`);
+      continue;
+    }
+    try {
+      await work(lcid, turn.token, { requestId, payload }, turn.fence);
+      const done = (await call('POST', `/v1/locks/${lcid}/complete`,
+        { token: turn.token, requestId, result: { by: name } })).body;
+      if (done.status !== 'RELEASED') console.log(`${name}: unexpected answer to a wait holder's complete: ${JSON.stringify(done)}`);
+    } catch (e) {
+      if (!(e instanceof LockLost)) throw e;
+      console.log(`${name}: lock lost on ${lcid} (${e.message}); the request goes back to the queue`);
+    }
+  }
+  console.log(`${name}: submitted ${count} (wait mode)`);
+}
+
 async function main() {
+  if (args.mode === 'wait') {
+    await waitMode((args.lcids || 'order-1').split(','), Number(args.count || 10));
+    agent.destroy();
+    return;
+  }
   const lcids = (args.lcids || 'order-1').split(',');
   const count = Number(args.count || 10);
   for (let i = 0; i < count; i++) {
     const lcid = lcids[Math.floor(Math.random() * lcids.length)];
     const requestId = `${name}-${i}`;
     const payload = { workMs: i % 10 === 9 ? 1500 : 1 + Math.floor(Math.random() * 10), n: i };
+    const sentAt = Date.now() / 1000;
     const res = await call('POST', `/v1/locks/${lcid}/acquire`, { requestId, payload, leaseMs });
     if (!res.body || !res.body.status) {
       console.log(`${name}: ${requestId} refused: ${JSON.stringify(res.body)}`);
       continue;
     }
-    fs.appendFileSync(args.submitted || 'submitted.jsonl', `${JSON.stringify({ lcid, requestId })}\n`);
+    fs.appendFileSync(args.submitted || 'submitted.jsonl',
+      `${JSON.stringify({ lcid, requestId, sentAt, ackedAt: Date.now() / 1000 })}\n`);
     await holderLoop(lcid, { requestId, payload }, res.body);
   }
   // Nothing of ours may be left behind: rescue any orphaned work before leaving.

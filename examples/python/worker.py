@@ -8,7 +8,13 @@ request. QUEUED means another holder will do the work. On LOCK_LOST it stops (th
 redelivered); on QUEUE_FULL and 503 it waits Retry-After and retries the same call, which is
 safe because every call is idempotent by requestId and token.
 
+With --mode wait (protocol v1.1) it is a service that can do only its own kind of request (a
+payment service, say, next to a stock service on the same orders): each request is submitted as
+`wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
+(`waitMs`), does it and completes it. Another service's holder is never handed its requests.
+
   python3 worker.py --url http://localhost:8080 --lcids order-1,order-2 --count 20 --name py
+  python3 worker.py --mode wait --name payment ...   (the requestIds are NAME-N)
   (--key KEY when authentication is on; --db FILE is the simulated database)
 """
 import argparse
@@ -29,7 +35,7 @@ class Baton:
         self.url = url.rstrip("/")
         self.key = key
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, timeout=10):
         """One call, retried through 429 and 503 as their Retry-After says."""
         while True:
             data = None if body is None else json.dumps(body).encode()
@@ -38,7 +44,7 @@ class Baton:
             if self.key:
                 request.add_header("Authorization", "Bearer " + self.key)
             try:
-                with urllib.request.urlopen(request, timeout=10) as response:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
                     text = response.read()
                     return response.status, (json.loads(text) if text else None)
             except urllib.error.HTTPError as error:
@@ -55,6 +61,15 @@ class Baton:
     def acquire(self, lcid, request_id, payload, lease_ms):
         return self.call("POST", f"/v1/locks/{lcid}/acquire",
                          {"requestId": request_id, "payload": payload, "leaseMs": lease_ms})[1]
+
+    def wait_turn(self, lcid, request_id, payload, lease_ms, wait_ms=25000):
+        """v1.1: a wait request's acquire held until its turn (200 ACQUIRED: picked up) or waitMs
+        (202 QUEUED: ask again). The same call each time; read timeout above waitMs."""
+        body = {"requestId": request_id, "payload": payload, "leaseMs": lease_ms, "mode": "wait", "waitMs": wait_ms}
+        while True:
+            status, answer = self.call("POST", f"/v1/locks/{lcid}/acquire", body, timeout=wait_ms / 1000 + 10)
+            if status != 202:
+                return answer
 
     def heartbeat(self, lcid, token):
         return self.call("POST", f"/v1/locks/{lcid}/heartbeat", {"token": token})[1]
@@ -110,6 +125,39 @@ def holder_loop(baton, db, lcid, own, answer, lease_ms, name):
         print(f"{name}: lock lost on {lcid} ({lost}); the request will be redelivered")
 
 
+def wait_mode(baton, db, args):
+    """Submit (waitMs 0: QUEUED or ACQUIRED at once), then wait for the turn, work, complete."""
+    lcids = args.lcids.split(",")
+    for i in range(args.count):
+        lcid = random.choice(lcids)
+        request_id = f"{args.name}-{i}"
+        payload = {"workMs": 1500 if i % 10 == 9 else random.randint(1, 10), "n": i}
+        sent_at = time.time()
+        status, answer = baton.call("POST", f"/v1/locks/{lcid}/acquire",
+                                    {"requestId": request_id, "payload": payload, "leaseMs": args.lease_ms,
+                                     "mode": "wait"})
+        if status not in (200, 202):
+            print(f"{args.name}: {request_id} refused: {answer}")
+            continue
+        with open(args.submitted, "a") as out:
+            out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
+                                  "ackedAt": time.time()}) + "\n")
+        if status == 202:
+            answer = baton.wait_turn(lcid, request_id, payload, args.lease_ms)
+        if answer.get("status") != "ACQUIRED":
+            print(f"{args.name}: {request_id} did not get its turn: {answer}")
+            continue
+        try:
+            work(baton, db, lcid, answer["token"], {"requestId": request_id, "payload": payload}, answer["fence"],
+                 args.lease_ms, args.name)
+            done = baton.complete(lcid, answer["token"], request_id, {"by": args.name})
+            if done.get("status") != "RELEASED":
+                print(f"{args.name}: unexpected answer to a wait holder's complete: {done}")
+        except LockLost as lost:
+            print(f"{args.name}: lock lost on {lcid} ({lost}); the request goes back to the queue")
+    print(f"{args.name}: submitted {args.count} (wait mode)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", default="http://localhost:8080")
@@ -120,8 +168,12 @@ def main():
     parser.add_argument("--lease-ms", type=int, default=2000)
     parser.add_argument("--db", default="processed.jsonl")
     parser.add_argument("--submitted", default="submitted.jsonl")
+    parser.add_argument("--mode", choices=["handoff", "wait"], default="handoff")
     args = parser.parse_args()
     baton, db = Baton(args.url, args.key), Database(args.db)
+    if args.mode == "wait":
+        wait_mode(baton, db, args)
+        return
     lcids = args.lcids.split(",")
     for i in range(args.count):
         lcid = random.choice(lcids)
@@ -129,12 +181,14 @@ def main():
         # Every tenth request is long work that needs heartbeats.
         payload = {"workMs": 1500 if i % 10 == 9 else random.randint(1, 10), "n": i}
         own = {"requestId": request_id, "payload": payload}
+        sent_at = time.time()
         answer = baton.acquire(lcid, request_id, payload, args.lease_ms)
         if answer is None or "status" not in answer:
             print(f"{args.name}: {request_id} refused: {answer}")
             continue
         with open(args.submitted, "a") as out:
-            out.write(json.dumps({"lcid": lcid, "requestId": request_id}) + "\n")
+            out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
+                                  "ackedAt": time.time()}) + "\n")
         holder_loop(baton, db, lcid, own, answer, args.lease_ms, args.name)
     # Nothing of ours may be left behind: rescue any orphaned work before leaving.
     while True:

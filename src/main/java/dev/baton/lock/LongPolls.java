@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -169,8 +170,8 @@ public class LongPolls implements Wakeups.Listener {
         private final UniEmitter<? super T> emitter;
         private final AtomicBoolean ended = new AtomicBoolean();
         private final AtomicBoolean checking = new AtomicBoolean();
-        /** A check asked for while one ran: the strongest cause, run when it ends. */
-        private volatile Cause again;
+        /** The check asked for and not begun yet: the strongest cause asked. */
+        private final AtomicReference<Cause> asked = new AtomicReference<>();
         private volatile long nextRecheck;
         /** When the latest wake-up arrived (0: none since the last check began). */
         private volatile long wokenAt;
@@ -200,16 +201,27 @@ public class LongPolls implements Wakeups.Listener {
         }
 
         void check(Cause cause) {
-            if (ended.get()) {
-                return;
-            }
-            if (!checking.compareAndSet(false, true)) {
-                Cause pending = again;
-                if (pending == null || cause.compareTo(pending) > 0) {
-                    again = cause;
+            asked.accumulateAndGet(cause, (pending, next) -> pending == null || next.compareTo(pending) > 0
+                    ? next : pending);
+            runAsked();
+        }
+
+        /**
+         * Begins the asked check unless one runs; the one that runs calls this again when it
+         * ends, so a check asked for meanwhile is never lost.
+         */
+        private void runAsked() {
+            while (!ended.get() && asked.get() != null && checking.compareAndSet(false, true)) {
+                Cause cause = asked.getAndSet(null);
+                if (cause != null) {
+                    run(cause);
+                    return;
                 }
-                return;
+                checking.set(false);
             }
+        }
+
+        private void run(Cause cause) {
             long wakeBefore = wokenAt;
             wokenAt = 0;
             Uni<T> uni;
@@ -224,7 +236,6 @@ public class LongPolls implements Wakeups.Listener {
         }
 
         private void checked(Cause cause, long wakeBefore, T item, Throwable failure) {
-            checking.set(false);
             if (failure != null) {
                 // A problem (the request ended otherwise, say) is the answer; an unreachable
                 // Redis is only the answer when there is no more time to wait for it.
@@ -246,13 +257,8 @@ public class LongPolls implements Wakeups.Listener {
             } else {
                 last = item;
             }
-            Cause pending = again;
-            again = null;
-            if (pending != null) {
-                check(pending);
-            } else if (wokenAt != 0) {
-                check(Cause.WAKE);
-            }
+            checking.set(false);
+            runAsked();
         }
 
         /** At shutdown: what it last saw, or (before the first check answered) that check's answer. */

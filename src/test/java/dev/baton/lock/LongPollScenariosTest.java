@@ -13,15 +13,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 
+import java.net.URL;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
 import dev.baton.testing.ClaimWorker;
 import dev.baton.testing.LongPoll.Pending;
+import dev.baton.testing.Metrics;
 import dev.baton.testing.RedisTestResource;
 import dev.baton.testing.SlowRecheckProfile;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -37,10 +40,14 @@ import io.restassured.response.Response;
 @WithTestResource(RedisTestResource.class)
 class LongPollScenariosTest {
 
+    @TestHTTPResource(value = "/metrics", management = true)
+    URL metricsUrl;
+
 
     @Test
     void given_handoff_wait_handoff_queued_when_the_holder_completes_then_the_waiters_long_poll_returns_acquired()
             throws Exception {
+        Metrics before = Metrics.scrape(metricsUrl.toString());
         String lcid = unique("order");
         String token = acquire(lcid, "h1").then().statusCode(200).extract().path("token");
         acquire(lcid, "h2").then().statusCode(202);
@@ -60,6 +67,8 @@ class LongPollScenariosTest {
         assertThat(turn.jsonPath().getString("status")).isEqualTo("ACQUIRED");
         assertThat(turn.jsonPath().getString("requestId")).isEqualTo("w");
         assertThat(waiter.millisAfter(passed)).as("woken by the notification, not by a re-check").isLessThan(1000);
+        assertThat(Metrics.scrape(metricsUrl.toString()).delta(before, "baton_longpoll_wakeup_seconds_count"))
+                .isGreaterThanOrEqualTo(1);
 
         complete(lcid, turn.jsonPath().getString("token"), "w").then().body("status", equalTo("RELEASED"))
                 .body("pending", equalTo(1)).body("passedTo", nullValue());

@@ -4,7 +4,6 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,38 +12,33 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
 import dev.baton.testing.Contract;
+import dev.baton.testing.PackagedService;
 import dev.baton.testing.RedisTestResource;
 import io.restassured.http.ContentType;
 
 /** The packaged service, started as an operator would: prod profile, configured by environment. */
 class ProdProfileIT {
 
-    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
-
     @Test
     void given_the_prod_profile_and_no_quarkus_redis_hosts_when_started_then_it_exits_with_a_clear_message()
             throws Exception {
-        Launched service = launch(Map.of());
+        PackagedService service = PackagedService.launch(Map.of());
 
-        boolean exited = service.process.waitFor(60, TimeUnit.SECONDS);
+        boolean exited = service.process().waitFor(60, TimeUnit.SECONDS);
         String output = service.output();
         if (!exited) {
-            service.process.destroyForcibly();
+            service.process().destroyForcibly();
         }
 
         assertThat(exited).as("the service should refuse to start, output:%n%s", output).isTrue();
-        assertThat(service.process.exitValue()).isNotZero();
+        assertThat(service.process().exitValue()).isNotZero();
         assertThat(output).contains("Baton needs Redis or Valkey: set QUARKUS_REDIS_HOSTS");
     }
 
@@ -53,7 +47,7 @@ class ProdProfileIT {
         EmbeddedRedis embedded = RedisTestResource.externalUrl() == null ? EmbeddedRedis.start() : null;
         String redisUrl = embedded == null ? RedisTestResource.externalUrl() : embedded.url();
         int port = EmbeddedRedis.freePort();
-        Launched service = launch(Map.of(
+        PackagedService service = PackagedService.launch(Map.of(
                 "QUARKUS_REDIS_HOSTS", redisUrl,
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
                 "BATON_AUTH_API_KEYS", "team-a:" + dev.baton.security.ApiKeys.sha256("it-key-a"),
@@ -61,7 +55,7 @@ class ProdProfileIT {
                 "BATON_QUEUE_MAX_LENGTH", "1",
                 "BATON_QUEUE_RETRY_AFTER_SECONDS", "7"));
         try {
-            awaitListening(service);
+            service.awaitListening();
             String base = "http://127.0.0.1:" + port + "/v1/locks/env-" + System.nanoTime() + "/acquire";
 
             given().filter(Contract.FILTER).contentType(ContentType.JSON).body("{\"requestId\":\"a\"}").post(base)
@@ -76,8 +70,8 @@ class ProdProfileIT {
                     .body("{\"requestId\":\"c\"}").post(base)
                     .then().statusCode(429).header("Retry-After", "7").body("code", equalTo("QUEUE_FULL"));
         } finally {
-            service.process.destroy();
-            service.process.waitFor(30, TimeUnit.SECONDS);
+            service.process().destroy();
+            service.process().waitFor(30, TimeUnit.SECONDS);
             if (embedded != null) {
                 embedded.stop();
             }
@@ -91,7 +85,7 @@ class ProdProfileIT {
         String redisUrl = embedded == null ? RedisTestResource.externalUrl() : embedded.url();
         int port = EmbeddedRedis.freePort();
         int management = EmbeddedRedis.freePort();
-        Launched service = launch(Map.of(
+        PackagedService service = PackagedService.launch(Map.of(
                 "QUARKUS_REDIS_HOSTS", redisUrl,
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
                 "QUARKUS_MANAGEMENT_PORT", Integer.toString(management),
@@ -101,14 +95,14 @@ class ProdProfileIT {
         URI ready = URI.create("http://127.0.0.1:" + management + "/q/health/ready");
         URI acquire = URI.create("http://127.0.0.1:" + port + "/v1/locks/shutdown-" + System.nanoTime() + "/acquire");
         try {
-            awaitListening(service);
+            service.awaitListening();
             assertThat(status(http, ready)).isEqualTo(200);
 
             // A client that keeps calling the API through the whole shutdown.
             List<String> answers = new CopyOnWriteArrayList<>();
             AtomicLong lastSuccessNanos = new AtomicLong();
             Thread client = new Thread(() -> {
-                for (int i = 0; i < 100_000 && service.process.isAlive(); i++) {
+                for (int i = 0; i < 100_000 && service.process().isAlive(); i++) {
                     try {
                         HttpResponse<String> r = http.send(HttpRequest.newBuilder(acquire)
                                 .header("Content-Type", "application/json")
@@ -127,15 +121,15 @@ class ProdProfileIT {
             Thread.sleep(500);
 
             long sigterm = System.nanoTime();
-            service.process.destroy(); // SIGTERM
+            service.process().destroy(); // SIGTERM
             long readyDown = -1;
-            while (service.process.isAlive() && readyDown < 0) {
+            while (service.process().isAlive() && readyDown < 0) {
                 if (status(http, ready) == 503) {
                     readyDown = System.nanoTime();
                 }
                 Thread.sleep(20);
             }
-            assertThat(service.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
             long exited = System.nanoTime();
             client.join(10_000);
 
@@ -144,17 +138,17 @@ class ProdProfileIT {
             long exitMs = (exited - sigterm) / 1_000_000;
             System.out.printf("graceful shutdown: readiness DOWN %d ms after SIGTERM, API answered until %d ms, "
                     + "exit after %d ms with code %d; %d calls, answers %s%n", readyDownMs, servedAfterSigtermMs,
-                    exitMs, service.process.exitValue(), answers.size(),
+                    exitMs, service.process().exitValue(), answers.size(),
                     answers.stream().distinct().toList());
             assertThat(readyDown).as("readiness turned DOWN while the process was alive").isPositive();
             assertThat(readyDownMs).isLessThan(1000);
             assertThat(servedAfterSigtermMs).as("calls are still served during the shutdown delay")
                     .isGreaterThan(2000);
             assertThat(answers).as("no call failed with a server error").allMatch(a -> !a.startsWith("5"));
-            assertThat(service.process.exitValue()).as("0, or 143: the JVM exit code after SIGTERM").isIn(0, 143);
+            assertThat(service.process().exitValue()).as("0, or 143: the JVM exit code after SIGTERM").isIn(0, 143);
             assertThat(service.output()).doesNotContain("ERROR");
         } finally {
-            service.process.destroyForcibly();
+            service.process().destroyForcibly();
             if (embedded != null) {
                 embedded.stop();
             }
@@ -168,36 +162,5 @@ class ProdProfileIT {
         } catch (IOException | InterruptedException e) {
             return -1;
         }
-    }
-
-    private record Launched(Process process, File log) {
-        String output() throws IOException {
-            return Files.readString(log.toPath(), StandardCharsets.UTF_8);
-        }
-    }
-
-    private static Launched launch(Map<String, String> env) throws IOException {
-        assertThat(JAR).exists();
-        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        File log = File.createTempFile("baton-prod", ".log");
-        ProcessBuilder builder = new ProcessBuilder(javaBin, "-jar", JAR.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log);
-        builder.environment().keySet().removeIf(name -> name.startsWith("QUARKUS_") || name.startsWith("BATON_"));
-        builder.environment().putIfAbsent("QUARKUS_HTTP_PORT", "0");
-        builder.environment().putAll(env);
-        return new Launched(builder.start(), log);
-    }
-
-    private static void awaitListening(Launched service) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (Instant.now().isBefore(deadline)) {
-            if (service.output().contains("Listening on")) {
-                return;
-            }
-            assertThat(service.process.isAlive()).as("service died:%n%s", service.output()).isTrue();
-            Thread.sleep(200);
-        }
-        throw new AssertionError("service did not start:\n" + service.output());
     }
 }

@@ -6,6 +6,8 @@ import static dev.baton.testing.Api.fields;
 import static dev.baton.testing.Api.request;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -13,6 +15,13 @@ import io.restassured.response.Response;
 
 /** Long-poll calls (protocol v1.1) made in the background, so a test can act while they are held. */
 public final class LongPoll {
+
+    /** A thread per held call: a pool sized to the cores (the common pool) would queue them. */
+    private static final ExecutorService CALLS = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "long-poll-call");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private LongPoll() {
     }
@@ -41,7 +50,7 @@ public final class LongPoll {
             Response response = call.get();
             at.complete(System.nanoTime());
             return response;
-        });
+        }, CALLS);
         return new Pending(answer, at);
     }
 
