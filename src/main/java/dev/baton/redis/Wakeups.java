@@ -10,6 +10,7 @@ import jakarta.enterprise.event.Observes;
 
 import org.jboss.logging.Logger;
 
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
@@ -71,6 +72,11 @@ public class Wakeups {
 
     void start(@Observes StartupEvent started) {
         connect();
+    }
+
+    /** Before the Redis client and Mutiny's context go away: a connection ending later is not reopened. */
+    void stopping(@Observes ShutdownEvent stopping) {
+        close();
     }
 
     @PreDestroy
@@ -140,7 +146,7 @@ public class Wakeups {
     }
 
     private void lost(RedisConnection connection, Throwable failure) {
-        if (!current.compareAndSet(connection, null)) {
+        if (closed || !current.compareAndSet(connection, null)) {
             return;
         }
         subscribed = false;

@@ -75,6 +75,33 @@ public final class ClaimWorker {
     }
 
     /**
+     * Claims as a worker polling claims would, doing what it is handed, until {@code reached}
+     * holds; answers what it was handed of {@code lcid}. {@code reached} is looked at after every
+     * claim and before that claim's work is done: other tests' leftovers in the shared tenant can
+     * take long, and a turn granted meanwhile must not run out of its pick-up window here.
+     */
+    public static List<String> claimUntil(String lcid, java.util.function.BooleanSupplier reached) {
+        List<String> mine = new ArrayList<>();
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < until) {
+            Response claimed = claim();
+            if (reached.getAsBoolean()) {
+                // What this last claim handed out is left to its lease: another claim redoes it.
+                if (claimed.statusCode() == 200 && lcid.equals(claimed.jsonPath().getString("lcid"))) {
+                    mine.add(lcid + "/" + claimed.jsonPath().getString("request.requestId") + "#"
+                            + claimed.jsonPath().getInt("request.attempt"));
+                }
+                return mine;
+            }
+            if (claimed.statusCode() == 200) {
+                JsonPath r = claimed.then().extract().jsonPath();
+                finish(r).stream().filter(done -> done.startsWith(lcid + "/")).forEach(mine::add);
+            }
+        }
+        throw new AssertionError("not reached within 30 s of claims on " + lcid);
+    }
+
+    /**
      * Drains again and again for one second, as a worker polling claims: what it got of the
      * given lcids within that second (other lcids' work, left by other tests, is done but not listed).
      */
