@@ -15,6 +15,7 @@ import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.ProblemCode;
 import dev.baton.redis.BackendUnavailableException;
+import dev.baton.redis.ReplicasNotAckedException;
 import dev.baton.security.AccessDenied;
 
 /**
@@ -54,7 +55,10 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response backendUnavailable(BackendUnavailableException e, UriInfo uri) {
         LOG.warnf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
-        return build(ProblemCode.BACKEND_UNAVAILABLE, "the lock store is unavailable, retry later", uri,
+        String detail = e instanceof ReplicasNotAckedException
+                ? "the change was not yet confirmed by enough Redis replicas, retry later (the retry is safe)"
+                : "the lock store is unavailable, retry later";
+        return build(ProblemCode.BACKEND_UNAVAILABLE, detail, uri,
                 null, null, null, null)
                 .header("Retry-After", config.backend().retryAfterSeconds())
                 .build();

@@ -127,5 +127,17 @@ public interface BatonConfig {
          */
         @WithDefault("2")
         int connections();
+
+        /**
+         * Durable acknowledgements: an answer that acknowledges a state change is sent only once
+         * this many replicas confirmed the write (WAIT after the script); 0 = as soon as the
+         * primary has it (asynchronous replication, a failover may lose the last writes).
+         */
+        @WithDefault("0")
+        int replicasAcked();
+
+        /** How long WAIT waits for the replicas; short of them the caller gets 503 BACKEND_UNAVAILABLE. */
+        @WithDefault("500ms")
+        Duration replicasTimeout();
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.lock;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import dev.baton.config.BatonConfig;
+import dev.baton.redis.BackendUnavailableException;
 import dev.baton.redis.IndexStore;
 import dev.baton.redis.IndexStore.ClaimHint;
 import dev.baton.redis.ScriptStats;
@@ -21,12 +23,15 @@ import io.vertx.core.Vertx;
  * script, since Redis Cluster keeps the indexes in other slots. A claim hint that is too early
  * only costs a look; one that is too late strands work, so hints carry the lcid's index version
  * and the newest wins, in a batch here as in Redis, whatever order batches, connections and
- * replicas deliver them in. A failed write only costs a later rescue, so it is logged.
+ * replicas deliver them in. A write that fails because Redis is unavailable is retried for a minute.
  */
 @ApplicationScoped
 public class WorkIndex {
 
     private static final Logger LOG = Logger.getLogger(WorkIndex.class);
+    private static final Duration RETRY_FIRST = Duration.ofMillis(200);
+    private static final Duration RETRY_MAX = Duration.ofSeconds(5);
+    private static final long RETRY_FOR_MS = 60_000;
 
     private final IndexStore store;
     private final Vertx vertx;
@@ -68,8 +73,14 @@ public class WorkIndex {
                 tenant + " (" + hints.size() + " lcids)"));
     }
 
+    /**
+     * Retried while Redis is unavailable (a failover, a restart): a hint that is never written
+     * strands the lcid's queue until its next call. Retries are safe: a hint older than the one
+     * in Redis is not written.
+     */
     private static void fireAndForget(Uni<Void> write, String what) {
-        write.subscribe().with(ok -> { }, failure -> LOG.warnf("index hint for %s not written: %s", what,
-                failure.getMessage()));
+        write.onFailure(BackendUnavailableException.class).retry().withBackOff(RETRY_FIRST, RETRY_MAX).expireIn(RETRY_FOR_MS)
+                .subscribe().with(ok -> { }, failure -> LOG.warnf("index hint for %s not written: %s", what,
+                        failure.getMessage()));
     }
 }

@@ -10,6 +10,7 @@ import dev.baton.lock.LockEvents;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.Outcome;
 import dev.baton.lock.ProblemCode;
+import dev.baton.redis.BackendEvents;
 import dev.baton.redis.ScriptStats;
 import dev.baton.redis.BackendUnavailableException;
 import io.micrometer.core.instrument.Counter;
@@ -21,7 +22,7 @@ import io.micrometer.core.instrument.Timer;
  * number of series does not grow with traffic.
  */
 @Singleton
-public class LockMetrics implements LockEvents {
+public class LockMetrics implements LockEvents, BackendEvents {
 
     private final Counter acquireAcquired;
     private final Counter acquireQueued;
@@ -42,6 +43,7 @@ public class LockMetrics implements LockEvents {
     private final Counter pickupTimeouts;
     private final Timer wakeUp;
     private final Counter missedWakeUps;
+    private final Counter replicaAckTimeouts;
 
     public LockMetrics(MeterRegistry registry) {
         // outcome=rejected: QUEUE_FULL, DUPLICATE_REQUEST or the backend failed; bad input never gets here.
@@ -84,6 +86,9 @@ public class LockMetrics implements LockEvents {
                 Duration.ofNanos(100_000), Duration.ofSeconds(5)).register(registry);
         missedWakeUps = Counter.builder("baton.longpoll.missed.wakeups")
                 .description("Re-checks of long-polls that found a change no wake-up had announced (lost notifications)")
+                .register(registry);
+        replicaAckTimeouts = Counter.builder("baton.replica.ack.timeouts")
+                .description("Writes fewer replicas than baton.backend.replicas-acked confirmed in time (WAIT): answered 503")
                 .register(registry);
     }
 
@@ -136,6 +141,11 @@ public class LockMetrics implements LockEvents {
     @Override
     public void longPollWoken(Duration took) {
         wakeUp.record(took);
+    }
+
+    @Override
+    public void replicasMissing() {
+        replicaAckTimeouts.increment();
     }
 
     @Override

@@ -45,6 +45,7 @@ public class StartupChecks {
                     + "or BATON_AUTH_ENABLED=false to run without authentication.");
         }
         checkWait(config.waiting());
+        checkReplicas(config.backend());
         BatonConfig.Lease lease = config.lease();
         if (lease.minMs() <= 0 || lease.minMs() > lease.defaultMs() || lease.defaultMs() > lease.maxMs()) {
             throw new IllegalStateException("baton.lease must satisfy 0 < min-ms <= default-ms <= max-ms, got "
@@ -68,6 +69,19 @@ public class StartupChecks {
     /** Never log a Redis password. */
     static String redacted(String hosts) {
         return hosts.replaceAll("//[^@/]*@", "//***@");
+    }
+
+    /** WAIT runs inside the backend timeout: a longer replica wait would be cut off as "Redis is down". */
+    static void checkReplicas(BatonConfig.Backend backend) {
+        if (backend.replicasAcked() < 0) {
+            throw new IllegalStateException("baton.backend.replicas-acked must be at least 0, got " + backend.replicasAcked());
+        }
+        if (backend.replicasAcked() > 0 && (backend.replicasTimeout().toMillis() < 1
+                || backend.replicasTimeout().compareTo(backend.timeout()) >= 0)) {
+            throw new IllegalStateException("baton.backend.replicas-timeout must be at least 1 ms and shorter than "
+                    + "baton.backend.timeout, got " + backend.replicasTimeout().toMillis() + " ms and "
+                    + backend.timeout().toMillis() + " ms");
+        }
     }
 
     /** A turn must outlive a few re-checks of its waiter, or a waiter could miss its own turn. */

@@ -16,6 +16,15 @@ public record LockKeys(String lock, String queue, String requests, String fence,
         return new LockKeys(base + "lock", base + "queue", base + "requests", base + "fence", base + "purge");
     }
 
+    /**
+     * Written with a short TTL after each change when answers wait for replicas (not a script key):
+     * so that WAIT also covers what an earlier, unacknowledged call wrote when its retry only
+     * reads it back (see ScriptRunner).
+     */
+    public String ack() {
+        return lock.substring(0, lock.length() - "lock".length()) + "ack";
+    }
+
     /** In the order the scripts read them as KEYS[1..5] (lua/includes/keys.lua). */
     public List<String> asList() {
         return List.of(lock, queue, requests, fence, purge);

@@ -10,29 +10,31 @@ import java.util.HexFormat;
  * ({@link LuaSource}); the SHA sent with EVALSHA is that of the loaded text.
  */
 public enum LuaScript {
-    ACQUIRE("acquire", true),
-    COMPLETE("complete", true),
-    HEARTBEAT("heartbeat", true),
-    ABORT("abort", true),
-    CLAIM("claim", true),
-    RETRY("retry", true),
-    CLAIM_INSPECT("claim_inspect", false),
-    VIEW_LOCK("view_lock", false),
-    VIEW_REQUEST("view_request", false),
-    VIEW_DEAD("view_dead", false),
-    INDEX_DUE("index_due", false),
-    INDEX_REMOVE_IF("index_remove_if", false),
-    INDEX_ADD_NOW("index_add_now", false),
-    INDEX_DROP_OLDER("index_drop_older", false),
-    CLAIM_INDEX_SET("claim_index_set", false),
-    CLAIM_INDEX_DROP("claim_index_drop", false);
+    ACQUIRE("acquire", true, true),
+    COMPLETE("complete", true, true),
+    HEARTBEAT("heartbeat", true, true),
+    ABORT("abort", true, true),
+    CLAIM("claim", true, true),
+    RETRY("retry", true, true),
+    CLAIM_INSPECT("claim_inspect", false, false),
+    VIEW_LOCK("view_lock", false, false),
+    VIEW_REQUEST("view_request", false, false),
+    VIEW_DEAD("view_dead", false, false),
+    INDEX_DUE("index_due", false, false),
+    INDEX_REMOVE_IF("index_remove_if", false, true),
+    INDEX_ADD_NOW("index_add_now", false, true),
+    INDEX_DROP_OLDER("index_drop_older", false, true),
+    CLAIM_INDEX_SET("claim_index_set", false, true),
+    CLAIM_INDEX_DROP("claim_index_drop", false, true);
 
     private final LuaSource source;
     private final String sha1;
     private final boolean changesState;
+    private final boolean writes;
 
-    LuaScript(String name, boolean changesState) {
+    LuaScript(String name, boolean changesState, boolean writes) {
         this.changesState = changesState;
+        this.writes = writes;
         this.source = LuaSource.load(name);
         this.sha1 = sha1(source.text());
     }
@@ -40,6 +42,14 @@ public enum LuaScript {
     /** State-changing scripts end their reply with a statistics tail ({@link ScriptStats}). */
     public boolean changesState() {
         return changesState;
+    }
+
+    /**
+     * Writes keys (lock state or an index): with baton.backend.replicas-acked its answer waits for
+     * the replicas. Views and listings only read.
+     */
+    public boolean writes() {
+        return writes;
     }
 
     /** The text Redis runs: the script with its includes resolved. */

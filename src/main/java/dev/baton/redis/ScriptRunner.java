@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -9,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import dev.baton.config.BatonConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -32,17 +34,26 @@ public class ScriptRunner {
     /** How Redis names a line of the running script: user_script:12 (7.x), @user_script:12 (6.2). */
     private static final Pattern SCRIPT_LINE = Pattern.compile("user_script:(\\d+)");
 
+    /** The ack key only has to outlive the WAIT that follows it. */
+    private static final long ACK_KEY_TTL_MS = 10_000;
+
     private static final Set<String> BUG_ERRORS = Set.of("ERR", "WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS");
 
     private final SharedConnections redis;
+    private final int replicasAcked;
+    private final Duration replicasTimeout;
+    private final BackendEvents events;
 
-    public ScriptRunner(SharedConnections redis) {
+    public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events) {
         this.redis = redis;
+        this.replicasAcked = config.backend().replicasAcked();
+        this.replicasTimeout = config.backend().replicasTimeout();
+        this.events = events;
     }
 
     /** One lcid script on the lcid's keys. */
     public Uni<Reply> run(ScriptCall call, LockKeys keys) {
-        return run(call.script(), keys.asList(), call.argv());
+        return runRaw(call.script(), keys.asList(), call.argv(), keys.ack()).map(Reply::new);
     }
 
     Uni<Reply> run(LuaScript script, List<String> keys, List<String> args) {
@@ -51,12 +62,43 @@ public class ScriptRunner {
 
     /** For this package's own reply readers (index listings). */
     Uni<Response> runRaw(LuaScript script, List<String> keys, List<String> args) {
-        return guarded(send(request(Command.EVALSHA, script.sha1(), keys, args))
+        return runRaw(script, keys, args, null);
+    }
+
+    private Uni<Response> runRaw(LuaScript script, List<String> keys, List<String> args, String ackKey) {
+        return guarded(attempt(Command.EVALSHA, script.sha1(), script, keys, args, ackKey)
                 .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
                     LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
-                    return send(request(Command.EVAL, script.source(), keys, args));
+                    return attempt(Command.EVAL, script.source(), script, keys, args, ackKey);
                 }))
                 .onFailure(ScriptRunner::isErrorReply).transform(failure -> located(script, failure));
+    }
+
+    /**
+     * One run of the script; a writing one followed, on the same connection, by WAIT when answers
+     * must wait for replicas (baton.backend.replicas-acked). WAIT cannot run inside a script, and
+     * covers the writes this connection made before it. A retried call may only read back what
+     * its first, unacknowledged attempt wrote (over another connection, or another replica of
+     * the service): the write to the lcid's ack key in between makes WAIT cover everything the
+     * primary had by then, that too.
+     */
+    private Uni<Response> attempt(Command command, String scriptOrSha, LuaScript script, List<String> keys,
+            List<String> args, String ackKey) {
+        Request run = request(command, scriptOrSha, keys, args);
+        if (replicasAcked == 0 || !script.writes()) {
+            return send(run);
+        }
+        Request wait = Request.cmd(Command.WAIT).arg(replicasAcked).arg(replicasTimeout.toMillis());
+        List<Request> batch = ackKey == null ? List.of(run, wait)
+                : List.of(run, Request.cmd(Command.SET).arg(ackKey).arg("1").arg("PX").arg(ACK_KEY_TTL_MS), wait);
+        return redis.batch(batch).map(replies -> {
+            long acked = replies.get(replies.size() - 1).toLong();
+            if (acked < replicasAcked) {
+                events.replicasMissing();
+                throw new ReplicasNotAckedException(acked, replicasAcked, replicasTimeout);
+            }
+            return replies.get(0);
+        });
     }
 
     /** A script's own error, with the line Redis names translated to the helper file it came from. */

@@ -1,6 +1,10 @@
 package dev.baton.redis;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,6 +21,7 @@ import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.impl.types.ErrorType;
 
 /**
  * A few long-lived connections, taken from the Quarkus Redis client, that every request shares
@@ -48,23 +53,72 @@ public class SharedConnections {
 
     /** Sends on one of the shared connections; fails with BackendUnavailableException after the timeout. */
     public Uni<Response> send(Request request) {
+        return onConnection(connection -> connection.send(request));
+    }
+
+    /**
+     * Sends these commands back to back on one shared connection (on a Cluster, to the node of
+     * their keys), so that a command can act on what the ones before it did there: WAIT after a
+     * script. An error reply of any of them fails the whole batch with that error.
+     */
+    public Uni<List<Response>> batch(List<Request> requests) {
+        return onConnection(connection -> connection.batch(requests)
+                .onFailure(SharedConnections::isBatchError).transform(SharedConnections::unwrapped));
+    }
+
+    private <T> Uni<T> onConnection(Function<RedisConnection, Uni<T>> call) {
         Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
         AtomicReference<RedisConnection> used = new AtomicReference<>();
         return slot.connection()
                 .chain(connection -> {
                     used.set(connection);
-                    return connection.send(request);
+                    return call.apply(connection);
                 })
                 .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
                 // An error reply comes over a healthy connection, and so does "too many calls in
                 // flight" (answered 503 like any overload); anything else may mean it is broken.
-                .onFailure(failure -> !(failure instanceof io.vertx.redis.client.Response) && !isFull(failure))
+                // READONLY does too, but from a primary that was turned into a replica (a failover
+                // it survived): only a new connection finds the new primary.
+                .onFailure(failure -> isReadOnly(failure)
+                        || !(failure instanceof io.vertx.redis.client.Response) && !isFull(failure))
                 .invoke(failure -> {
                     if (used.get() != null) {
                         slot.drop(used.get(), failure);
                     }
                 });
+    }
+
+    private static boolean isReadOnly(Throwable failure) {
+        return failure instanceof io.vertx.redis.client.Response && String.valueOf(failure.getMessage()).startsWith("READONLY");
+    }
+
+    /** The client rewrites a batch's error reply as "ERR [index] reply" (minus the reply's own "ERR "). */
+    private static final Pattern BATCH_ERROR = Pattern.compile("^ERR \\[\\d+\\] (.*)$", Pattern.DOTALL);
+
+    /** How the client names a failure that is not a reply: a Java exception, "java.io.IOException: ...". */
+    private static final Pattern JAVA_FAILURE = Pattern.compile("^[a-z][\\w$]*(\\.[\\w$]+)+(: .*)?$", Pattern.DOTALL);
+
+    private static boolean isBatchError(Throwable failure) {
+        return failure instanceof io.vertx.redis.client.Response && BATCH_ERROR.matcher(String.valueOf(failure.getMessage())).matches();
+    }
+
+    /** Back to the first command's own error reply, so it is classified like a single command's. */
+    private static Throwable unwrapped(Throwable failure) {
+        Matcher matcher = BATCH_ERROR.matcher(String.valueOf(failure.getMessage()));
+        if (!matcher.matches()) {
+            return failure;
+        }
+        String first = matcher.group(1).lines().findFirst().orElse("");
+        if (JAVA_FAILURE.matcher(first).matches()) {
+            // not a reply: the connection failed under the batch (reset, closed)
+            return new BackendUnavailableException("Redis connection failed: " + first, failure);
+        }
+        int space = first.indexOf(' ');
+        String kind = space < 0 ? first : first.substring(0, space);
+        // An error code is one upper-case word (NOSCRIPT, READONLY, BUSY); without one it was ERR.
+        boolean coded = !kind.isEmpty() && kind.chars().allMatch(c -> Character.isUpperCase(c) || c == '_');
+        return ErrorType.create(coded ? first : "ERR " + first);
     }
 
     private static boolean isFull(Throwable failure) {

@@ -1,0 +1,56 @@
+package dev.baton.failover;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.ClusterWithReplicasResource;
+import dev.baton.testing.FailoverDrill;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * Redis Cluster failover under load (3 primaries, 3 replicas): a primary is killed, its replica
+ * takes over its slots, the cluster client follows, and with replicas-acked=1 nothing
+ * acknowledged is lost.
+ */
+@QuarkusTest
+@WithTestResource(ClusterWithReplicasResource.class)
+@TestProfile(ClusterFailoverTest.AckedByOneReplica.class)
+class ClusterFailoverTest {
+
+    public static class AckedByOneReplica implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("baton.backend.replicas-acked", "1");
+        }
+    }
+
+    @TestHTTPResource("/")
+    URI base;
+
+    @TestHTTPResource(value = "/health/ready", management = true)
+    URI ready;
+
+    @Test
+    void given_replicas_acked_1_when_a_primary_is_killed_under_load_then_no_acknowledged_request_is_lost()
+            throws Exception {
+        FailoverDrill.Result result = FailoverDrill.run(base, ready, "cluster-acked", ClusterWithReplicasResource::primary,
+                ClusterWithReplicasResource::failOver, ClusterWithReplicasResource::restart);
+
+        assertThat(result.report().unavailableAnswers()).as("the failover was felt").isPositive();
+        assertThat(result.report().lost()).as("acknowledged requests lost").isZero();
+        assertThat(result.report().notProcessed()).as("acknowledged requests never processed").isZero();
+        assertThat(result.report().fenceViolations()).as("grants whose fence did not rise").isZero();
+        assertThat(result.report().healedAfterMs()).as("served again after the failover").isPositive();
+        assertThat(result.notReadyFromMs()).as("readiness went DOWN while the primary was gone").isBetween(0L, 5000L);
+        given().get(ready).then().statusCode(200);
+    }
+}

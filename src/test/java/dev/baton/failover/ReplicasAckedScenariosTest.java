@@ -1,0 +1,89 @@
+package dev.baton.failover;
+
+import static dev.baton.testing.Api.acquire;
+import static dev.baton.testing.Api.complete;
+import static dev.baton.testing.Api.fields;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.net.URI;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.baton.testing.Api;
+import dev.baton.testing.Metrics;
+import dev.baton.testing.RedisNodes;
+import dev.baton.testing.ReplicaPairResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Durable acknowledgements (baton.backend.replicas-acked=1) on a primary with one replica: an
+ * answer that acknowledges a change comes only once the replica has it; a replica that does not
+ * confirm in time turns the answer into 503, and the retry of the same call gets the answer.
+ */
+@QuarkusTest
+@WithTestResource(ReplicaPairResource.class)
+@TestProfile(ReplicasAckedScenariosTest.AckedByOneReplica.class)
+class ReplicasAckedScenariosTest {
+
+    public static class AckedByOneReplica implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("baton.backend.replicas-acked", "1", "baton.backend.replicas-timeout", "500ms");
+        }
+    }
+
+    @TestHTTPResource(value = "/metrics", management = true)
+    URI metrics;
+
+    @Test
+    void given_a_replica_that_confirms_when_a_request_is_acquired_and_queued_then_both_are_on_the_replica_when_answered() {
+        String lcid = Api.unique("acked");
+        acquire(lcid, "r1").then().statusCode(200).body("status", equalTo("ACQUIRED"));
+        acquire(lcid, "r2").then().statusCode(202).body("status", equalTo("QUEUED"));
+        try (Jedis replica = ReplicaPairResource.replica().jedis()) {
+            String base = "baton:{default|" + lcid + "}:";
+            assertThat(replica.hget(base + "lock", "rid")).as("the grant to r1 on the replica").isEqualTo("r1");
+            assertThat(replica.lrange(base + "queue", 0, -1)).as("the queued r2 on the replica").containsExactly("r2");
+        }
+    }
+
+    @Test
+    void given_a_stalled_replica_when_a_change_is_asked_for_then_503_with_retry_after_and_the_retry_after_it_recovers_gets_the_answer() {
+        String lcid = Api.unique("stalled");
+        Metrics before = Metrics.scrape(metrics.toString());
+        RedisNodes.Node replica = ReplicaPairResource.replica();
+        replica.pause();
+        try {
+            long started = System.nanoTime();
+            Response refused = acquire(lcid, "r1");
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            refused.then().statusCode(503).header("Retry-After", equalTo("1"))
+                    .body("code", equalTo("BACKEND_UNAVAILABLE")).body("detail", containsString("replicas"));
+            assertThat(tookMs).as("answered after the replicas timeout, before the backend timeout")
+                    .isBetween(450L, 1400L);
+            acquire(lcid, "r2").then().statusCode(503);
+            // Reads do not wait for replicas.
+            Api.client().get("/v1/locks/{lcid}", lcid).then().statusCode(200);
+        } finally {
+            replica.resume();
+        }
+        assertThat(Metrics.scrape(metrics.toString()).delta(before, "baton_replica_ack_timeouts_total"))
+                .isGreaterThanOrEqualTo(2);
+
+        // The same calls again, as the protocol's retry rule says: the answers they were refused.
+        String token = acquire(lcid, "r1").then().statusCode(200).body("status", equalTo("ACQUIRED"))
+                .extract().path("token");
+        acquire(lcid, "r2").then().statusCode(202).body("status", equalTo("QUEUED")).body("position", equalTo(1));
+        complete(lcid, fields("token", token, "requestId", "r1")).then().statusCode(200)
+                .body("status", equalTo("NEXT")).body("request.requestId", equalTo("r2"));
+    }
+}
