@@ -82,6 +82,8 @@ public final class RedisNodes implements AutoCloseable {
     private Node serverOn(int port, String... settings) {
         List<String> command = new ArrayList<>(List.of(serverBinary(), "--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                // a replica (re)joining syncs at once, not after Redis 7's default 5 s of batching
+                "--repl-diskless-sync-delay", "0",
                 "--logfile", dir.resolve("redis-" + port + ".log").toString()));
         command.addAll(List.of(settings));
         return started(new Node(port, command, dir.resolve("redis-" + port + ".log")));
@@ -196,7 +198,8 @@ public final class RedisNodes implements AutoCloseable {
 
         /** Until this node is a replica with its link to the primary up (a full sync done). */
         public void awaitReplicating() {
-            await(this + " replicates", Duration.ofSeconds(30), () -> {
+            // Sentinel turns a restarted old primary into a replica only after about 10 s.
+            await(this + " replicates", Duration.ofSeconds(60), () -> {
                 try (Jedis jedis = jedis()) {
                     String info = jedis.info("replication");
                     return info.contains("role:slave") && info.contains("master_link_status:up");
