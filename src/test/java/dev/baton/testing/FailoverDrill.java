@@ -56,6 +56,8 @@ public final class FailoverDrill {
                 try {
                     status = http.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(3)).GET().build(),
                             HttpResponse.BodyHandlers.discarding()).statusCode();
+                } catch (InterruptedException stopped) {
+                    return; // the watch was closed mid-poll: not an answer of the service
                 } catch (Exception e) {
                     status = -1;
                 }
