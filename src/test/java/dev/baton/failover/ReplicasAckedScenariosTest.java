@@ -8,7 +8,6 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.net.URI;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,10 +15,10 @@ import dev.baton.testing.Api;
 import dev.baton.testing.Metrics;
 import dev.baton.testing.RedisNodes;
 import dev.baton.testing.ReplicaPairResource;
+import dev.baton.testing.ReplicasAckedProfile;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import redis.clients.jedis.Jedis;
@@ -31,15 +30,8 @@ import redis.clients.jedis.Jedis;
  */
 @QuarkusTest
 @WithTestResource(ReplicaPairResource.class)
-@TestProfile(ReplicasAckedScenariosTest.AckedByOneReplica.class)
+@TestProfile(ReplicasAckedProfile.class)
 class ReplicasAckedScenariosTest {
-
-    public static class AckedByOneReplica implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("baton.backend.replicas-acked", "1", "baton.backend.replicas-timeout", "500ms");
-        }
-    }
 
     @TestHTTPResource(value = "/metrics", management = true)
     URI metrics;

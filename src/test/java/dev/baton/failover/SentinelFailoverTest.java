@@ -4,16 +4,15 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import dev.baton.testing.FailoverDrill;
+import dev.baton.testing.ReplicasAckedProfile;
 import dev.baton.testing.SentinelGroupResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -22,15 +21,8 @@ import io.quarkus.test.junit.TestProfile;
  */
 @QuarkusTest
 @WithTestResource(SentinelGroupResource.class)
-@TestProfile(SentinelFailoverTest.AckedByOneReplica.class)
+@TestProfile(ReplicasAckedProfile.class)
 class SentinelFailoverTest {
-
-    public static class AckedByOneReplica implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("baton.backend.replicas-acked", "1");
-        }
-    }
 
     @TestHTTPResource("/")
     URI base;

@@ -107,8 +107,7 @@ public class ClusterWithReplicasResource implements io.quarkus.test.common.Quark
 
     /** Starts the killed node again with its nodes.conf: it rejoins as a replica of the new primary. */
     public static void restart(RedisNodes.Node node) {
-        node.start();
-        node.awaitReplicating();
+        node.restartAsReplica();
     }
 
     @Override

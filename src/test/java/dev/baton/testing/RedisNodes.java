@@ -196,6 +196,12 @@ public final class RedisNodes implements AutoCloseable {
             }
         }
 
+        /** Starts a killed node again and waits until its Sentinel or Cluster has made it a replica. */
+        public void restartAsReplica() {
+            start();
+            awaitReplicating();
+        }
+
         /** Until this node is a replica with its link to the primary up (a full sync done). */
         public void awaitReplicating() {
             // Sentinel turns a restarted old primary into a replica only after about 10 s.

@@ -70,8 +70,7 @@ public class SentinelGroupResource implements io.quarkus.test.common.QuarkusTest
 
     /** Starts the killed node again (empty): the sentinels turn it into a replica of the new primary. */
     public static void restart(RedisNodes.Node node) {
-        node.start();
-        node.awaitReplicating();
+        node.restartAsReplica();
     }
 
     @Override
