@@ -8,12 +8,17 @@ request. QUEUED means another holder will do the work. On LOCK_LOST it stops (th
 redelivered); on QUEUE_FULL and 503 it waits Retry-After and retries the same call, which is
 safe because every call is idempotent by requestId and token.
 
+With --take N (protocol v1.1 batch handoff) a holder is handed up to N queued requests at once,
+under one fence, and finishes them with one complete (`completed`): fewer round trips on a hot
+lcid.
+
 With --mode wait (protocol v1.1) it is a service that can do only its own kind of request (a
 payment service, say, next to a stock service on the same orders): each request is submitted as
 `wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
 (`waitMs`), does it and completes it. Another service's holder is never handed its requests.
 
   python3 worker.py --url http://localhost:8080 --lcids order-1,order-2 --count 20 --name py
+  python3 worker.py --take 8 ...                     (batch handoff)
   python3 worker.py --mode wait --name payment ...   (the requestIds are NAME-N)
   (--key KEY when authentication is on; --db FILE is the simulated database)
 """
@@ -58,9 +63,9 @@ class Baton:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.5)  # Baton unreachable: the same call again is safe
 
-    def acquire(self, lcid, request_id, payload, lease_ms):
+    def acquire(self, lcid, request_id, payload, lease_ms, take=1):
         return self.call("POST", f"/v1/locks/{lcid}/acquire",
-                         {"requestId": request_id, "payload": payload, "leaseMs": lease_ms})[1]
+                         {"requestId": request_id, "payload": payload, "leaseMs": lease_ms, "take": take})[1]
 
     def wait_turn(self, lcid, request_id, payload, lease_ms, wait_ms=25000):
         """v1.1: a wait request's acquire held until its turn (200 ACQUIRED: picked up) or waitMs
@@ -78,8 +83,15 @@ class Baton:
         return self.call("POST", f"/v1/locks/{lcid}/complete",
                          {"token": token, "requestId": request_id, "result": result})[1]
 
-    def claim(self, lease_ms):
-        status, body = self.call("POST", "/v1/claims", {"leaseMs": lease_ms})
+    def complete_batch(self, lcid, token, results, take):
+        """v1.1 batch handoff: finishes every request of the batch ({requestId: result}) at once and
+        takes up to `take` more."""
+        completed = [{"requestId": rid, "result": result} for rid, result in results.items()]
+        return self.call("POST", f"/v1/locks/{lcid}/complete",
+                         {"token": token, "completed": completed, "take": take})[1]
+
+    def claim(self, lease_ms, take=1):
+        status, body = self.call("POST", "/v1/claims", {"leaseMs": lease_ms, "take": take})
         return body if status == 200 else None
 
 
@@ -93,8 +105,9 @@ class Database:
     def __init__(self, path):
         self.path = path
 
-    def write(self, lcid, request_id, fence, worker):
-        line = json.dumps({"lcid": lcid, "requestId": request_id, "fence": fence, "worker": worker}) + "\n"
+    def write(self, lcid, request_id, fence, worker, batch=1):
+        line = json.dumps({"lcid": lcid, "requestId": request_id, "fence": fence, "worker": worker,
+                           "batch": batch}) + "\n"
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line.encode())
@@ -102,7 +115,7 @@ class Database:
             os.close(fd)
 
 
-def work(baton, db, lcid, token, request, fence, lease_ms, name):
+def work(baton, db, lcid, token, request, fence, lease_ms, name, batch=1):
     """The work on one request: long work heartbeats so that the lease never runs out."""
     payload = request.get("payload") or {}
     duration = payload.get("workMs", 5) / 1000.0
@@ -111,16 +124,22 @@ def work(baton, db, lcid, token, request, fence, lease_ms, name):
         time.sleep(min(lease_ms / 3000.0, max(0.0, deadline - time.time())))
         if time.time() < deadline:
             baton.heartbeat(lcid, token)
-    db.write(lcid, request["requestId"], fence, name)
+    db.write(lcid, request["requestId"], fence, name, batch)
 
 
-def holder_loop(baton, db, lcid, own, answer, lease_ms, name):
-    """protocol.md: while ACQUIRED or NEXT, work, then complete (which hands over the next one)."""
+def holder_loop(baton, db, lcid, own, answer, lease_ms, name, take=1):
+    """protocol.md: while ACQUIRED or NEXT, work, then complete (which hands over the next one, or
+    with take > 1 the next batch: every request of it shares the answer's fence)."""
     try:
         while answer and answer.get("status") in ("ACQUIRED", "NEXT"):
-            request = own if answer["status"] == "ACQUIRED" else answer["request"]
-            work(baton, db, lcid, answer["token"], request, answer["fence"], lease_ms, name)
-            answer = baton.complete(lcid, answer["token"], request["requestId"], {"by": name})
+            batch = [own] if answer["status"] == "ACQUIRED" else answer.get("requests", [answer["request"]])
+            for request in batch:
+                work(baton, db, lcid, answer["token"], request, answer["fence"], lease_ms, name, len(batch))
+            if take == 1:
+                answer = baton.complete(lcid, answer["token"], batch[0]["requestId"], {"by": name})
+            else:
+                answer = baton.complete_batch(lcid, answer["token"], {r["requestId"]: {"by": name} for r in batch},
+                                              take)
     except LockLost as lost:
         print(f"{name}: lock lost on {lcid} ({lost}); the request will be redelivered")
 
@@ -169,6 +188,7 @@ def main():
     parser.add_argument("--db", default="processed.jsonl")
     parser.add_argument("--submitted", default="submitted.jsonl")
     parser.add_argument("--mode", choices=["handoff", "wait"], default="handoff")
+    parser.add_argument("--take", type=int, default=1, help="batch handoff: requests per NEXT, 1 to 100")
     args = parser.parse_args()
     baton, db = Baton(args.url, args.key), Database(args.db)
     if args.mode == "wait":
@@ -182,20 +202,20 @@ def main():
         payload = {"workMs": 1500 if i % 10 == 9 else random.randint(1, 10), "n": i}
         own = {"requestId": request_id, "payload": payload}
         sent_at = time.time()
-        answer = baton.acquire(lcid, request_id, payload, args.lease_ms)
+        answer = baton.acquire(lcid, request_id, payload, args.lease_ms, args.take)
         if answer is None or "status" not in answer:
             print(f"{args.name}: {request_id} refused: {answer}")
             continue
         with open(args.submitted, "a") as out:
             out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
                                   "ackedAt": time.time()}) + "\n")
-        holder_loop(baton, db, lcid, own, answer, args.lease_ms, args.name)
+        holder_loop(baton, db, lcid, own, answer, args.lease_ms, args.name, args.take)
     # Nothing of ours may be left behind: rescue any orphaned work before leaving.
     while True:
-        answer = baton.claim(args.lease_ms)
+        answer = baton.claim(args.lease_ms, args.take)
         if answer is None:
             break
-        holder_loop(baton, db, answer["lcid"], None, answer, args.lease_ms, args.name)
+        holder_loop(baton, db, answer["lcid"], None, answer, args.lease_ms, args.name, args.take)
     print(f"{args.name}: submitted {args.count}")
 
 

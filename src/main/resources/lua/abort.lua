@@ -1,6 +1,6 @@
--- abort: the holder gives up its active request (optionally requeued), or a waiter withdraws.
+-- abort: the holder gives up its active request or batch (optionally requeued), or a waiter withdraws.
 -- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
--- ARGV[1] requestId
+-- ARGV[1] requestId (with a token: any request of the active batch stands for the whole batch)
 -- ARGV[2] token, '' when a waiter withdraws its queued request
 -- ARGV[3] '1' to requeue the active request at the head of the queue, else '0'
 -- ARGV[4] reason, '' for none
@@ -21,6 +21,7 @@
 --- @include "includes/claim_index"
 --- @include "includes/expiry"
 --- @include "includes/turns"
+--- @include "includes/batch"
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
 local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local turn_token, pickup = ARGV[9], tonumber(ARGV[10])
@@ -32,21 +33,31 @@ local m = get_meta(rid)
 
 if token ~= '' then
   local l = live_lock(now)
-  if l and l.token == token and l.rid == rid and m then
+  local active = l and l.token == token and active_rids(l)
+  if active and m and contains(active, rid) then
+    -- Any request of a batch stands for the whole batch. Requeued last first, so that the batch
+    -- stands at the head in its order.
     local why = reason ~= '' and reason or 'aborted by holder'
-    m.abt = token
-    m.by = 'holder'
-    if requeue then
-      requeue_or_dead(rid, m, why, now, max_attempts, dead_keep)
-    else
-      m.why = why
-      finish(rid, m, 'ABORTED', now, keep)
+    local metas = {}
+    for i = #active, 1, -1 do
+      local r = active[i]
+      local am = r == rid and m or get_meta(r)
+      metas[i] = am
+      am.abt = token
+      am.by = 'holder'
+      if requeue then
+        requeue_or_dead(r, am, why, now, max_attempts, dead_keep)
+      else
+        am.why = why
+        finish(r, am, 'ABORTED', now, keep)
+      end
     end
     -- Released with handoff work waiting: claimable right away (pass_on tells the claim index).
     local pending, passed = pass_on(turn_token, now, now_us, pickup)
-    m = get_meta(rid)
-    m.pend, m.pt = pending, passed
-    put_meta(rid, m)
+    for i, r in ipairs(active) do
+      metas[i].pend, metas[i].pt = pending, passed
+      put_meta(r, metas[i])
+    end
     reply = { 'RELEASED', pending, passed }
   elseif m and m.abt == token then
     reply = { 'RELEASED', m.pend, m.pt or false }

@@ -11,6 +11,7 @@
 -- ARGV[9] DEAD retention ms
 -- ARGV[10] mode of a new request: 'handoff' (any holder may do it) or 'wait' (only its submitter)
 -- ARGV[11] pick-up window ms of a wait request's turn
+-- ARGV[12] take: how many queued handoff requests a rescue hands this caller at most (1 to 100)
 -- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST. A repeat is answered from the
 -- stored request: its mode, lease and payload are not changed by the repeat.
 --- @include "includes/keys"
@@ -23,9 +24,10 @@
 --- @include "includes/replies"
 --- @include "includes/expiry"
 --- @include "includes/turns"
+--- @include "includes/batch"
 local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local dead_keep, wait_mode, pickup = tonumber(ARGV[9]), ARGV[10] == 'wait', tonumber(ARGV[11])
+local dead_keep, wait_mode, pickup, take = tonumber(ARGV[9]), ARGV[10] == 'wait', tonumber(ARGV[11]), tonumber(ARGV[12])
 -- No prune here: every request ends through complete, abort or claim, and they prune.
 local now, now_us = clock()
 
@@ -52,7 +54,7 @@ if l then
     if (l.acq_rid or l.caller) == rid and l.via == 'acquire' then
       -- A retry of the call that was granted this lock: the same grant again.
       if l.rid == rid then reply = acquired_reply(l)
-      else reply = next_reply(l, get_meta(l.rid), l.rid) end
+      else reply = next_reply(l) end
     elseif l.rid == rid and l.via == 'turn' then
       -- A wait request's turn: picked up by this repeat, or answered again as picked up.
       reply = acquired_reply(pick_up(l, m, now))
@@ -81,7 +83,7 @@ else
   -- Lock free but work is waiting: keep FIFO. The caller's request goes to the tail (or stays
   -- where it is), then the head decides: a wait request there gets its turn (picked up at once
   -- when it is the caller's own); a handoff request there is handed to a handoff caller, who
-  -- drains the queue, while a wait caller never takes others' work and just waits.
+  -- drains the queue (up to take of them at once), while a wait caller never takes others' work and just waits.
   if not m then
     m = create('QUEUED')
     put_meta(rid, m)
@@ -102,10 +104,9 @@ else
   elseif is_wait(m) then
     reply = { 'QUEUED', position(rid), redis.call('LLEN', K_QUEUE) }
   else
-    redis.call('LPOP', K_QUEUE)
-    local fence = next_fence(now_us)
-    activate(head, hm, fence, now)
-    reply = next_reply(grant(token, head, fence, now, now_us, lease, rid, 'acquire'), hm, head)
+    local rids, metas, fence = take_batch(take, now, now_us)
+    reply = next_reply(grant(token, rids[1], fence, now, now_us, lease, rid, 'acquire', '1', batch_field(rids)),
+      metas)
   end
 end
 

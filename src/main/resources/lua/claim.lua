@@ -8,6 +8,7 @@
 -- ARGV[5] DEAD retention ms
 -- ARGV[6] result retention ms
 -- ARGV[7] pick-up window ms of a wait request's turn
+-- ARGV[8] take: how many queued handoff requests the claimer is handed at most (1 to 100)
 -- Returns NEXT | { 'BUSY', lease end ms, index version } | { 'IDLE', index version }. A wait
 -- request at the head is never handed out: it is granted its turn, and the claim answers BUSY.
 -- The index version is that of what this call saw (includes/claim_index.lua index_version):
@@ -23,9 +24,10 @@
 --- @include "includes/claim_index"
 --- @include "includes/expiry"
 --- @include "includes/turns"
+--- @include "includes/batch"
 local token, lease = ARGV[1], tonumber(ARGV[2])
 local max_attempts, idle, dead_keep = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local keep, pickup = tonumber(ARGV[6]), tonumber(ARGV[7])
+local keep, pickup, take = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now, now_us = clock()
 
 prune(now)
@@ -34,19 +36,16 @@ local l = recover_orphan(now, max_attempts, dead_keep, keep)
 if l then
   reply = { 'BUSY', l.exp, index_version(now_us) }
 else
-  local head = redis.call('LPOP', K_QUEUE)
-  if not head then
+  local rids, metas, fence = take_batch(take, now, now_us)
+  local head = not rids and redis.call('LPOP', K_QUEUE)
+  if rids then
+    reply = next_reply(grant(token, rids[1], fence, now, now_us, lease, '', 'claim', '1', batch_field(rids)), metas)
+  elseif not head then
     reply = { 'IDLE', index_version(now_us) }
   else
-    local m = get_meta(head)
-    if is_wait(m) then
-      local turn = grant_turn(head, m, token, now, now_us, pickup)
-      reply = { 'BUSY', turn.exp, index_version(now_us) }
-    else
-      local fence = next_fence(now_us)
-      activate(head, m, fence, now)
-      reply = next_reply(grant(token, head, fence, now, now_us, lease, '', 'claim'), m, head)
-    end
+    -- A wait request at the head (take_batch stops before it): its turn, never handed out.
+    local turn = grant_turn(head, get_meta(head), token, now, now_us, pickup)
+    reply = { 'BUSY', turn.exp, index_version(now_us) }
   end
 end
 

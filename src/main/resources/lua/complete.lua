@@ -1,16 +1,18 @@
--- complete: the active request is DONE; hand the next queued request to the holder (NEXT), pass
--- the lock to a wait request at the head (its turn), or release it. The holder is handed a
--- handoff request only when it can do any request: it held a handoff request, or sent take.
+-- complete: the active request (or the whole active batch) is DONE; hand the next queued requests
+-- to the holder (NEXT), pass the lock to a wait request at the head (its turn), or release it.
+-- The holder is handed handoff requests only when it can do any request: it held handoff
+-- requests, or sent take.
 -- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV[1] token
--- ARGV[2] requestId being completed
--- ARGV[3] result JSON, '' for none
--- ARGV[4] result retention ms
--- ARGV[5] idle-key retention ms
--- ARGV[6] '1' when the holder takes queued handoff requests (take), else '0'
--- ARGV[7] token for a wait request whose turn this complete grants (fresh, >= 128 random bits)
--- ARGV[8] pick-up window ms of that turn
--- Returns NEXT | { 'RELEASED', pending, passedTo or false } | LOCK_LOST.
+-- ARGV[2] result retention ms
+-- ARGV[3] idle-key retention ms
+-- ARGV[4] take: how many queued handoff requests the holder takes at most (1 to 100); 0 when it
+--         did not say, which means 1 for a holder of handoff requests and none for a wait holder
+-- ARGV[5] token for a wait request whose turn this complete grants (fresh, >= 128 random bits)
+-- ARGV[6] pick-up window ms of that turn
+-- ARGV[7] '1' when the caller named a batch (completed), '0' for one requestId (v1)
+-- ARGV[8], ARGV[9], ...: requestId, result JSON ('' for none), for each request completed
+-- Returns NEXT | { 'RELEASED', pending, passedTo or false } | LOCK_LOST | { 'BATCH_MISMATCH', active requestIds }.
 --- @include "includes/keys"
 --- @include "includes/clock"
 --- @include "includes/stats"
@@ -21,48 +23,90 @@
 --- @include "includes/replies"
 --- @include "includes/expiry"
 --- @include "includes/turns"
-local token, rid, result = ARGV[1], ARGV[2], ARGV[3]
-local keep, idle, take, turn_token, pickup = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7],
-  tonumber(ARGV[8])
+--- @include "includes/batch"
+local token, keep, idle, take = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local turn_token, pickup, named_batch = ARGV[5], tonumber(ARGV[6]), ARGV[7] == '1'
+local names, results = {}, {}
+for i = 8, #ARGV, 2 do
+  names[#names + 1] = ARGV[i]
+  results[ARGV[i]] = ARGV[i + 1]
+end
 local now, now_us = clock()
 prune(now)
 
-local reply
 local l = live_lock(now)
-local m = get_meta(rid)
+local active = l and l.token == token and active_rids(l)
 
-if l and l.token == token and l.rid == rid and m then
-  m.tok = token
-  if result ~= '' then redis.call('HSET', K_REQS, 'r:' .. rid, result) end
-  local nxt = redis.call('LINDEX', K_QUEUE, 0)
-  local nm = nxt and get_meta(nxt)
-  if nxt and (take or not is_wait(m)) and not is_wait(nm) then
+-- The metas of the named requests when they are exactly the active ones (the service refuses a
+-- name given twice), else nil.
+local function active_metas()
+  if not active or #names ~= #active then return nil end
+  local metas = {}
+  for _, r in ipairs(names) do
+    if not contains(active, r) then return nil end
+    metas[r] = get_meta(r)
+    if not metas[r] then return nil end
+  end
+  return metas
+end
+
+-- A retry of a complete that already happened: every name DONE by this token, in one complete
+-- of as many requests. Answers the first one's meta, which says what that complete answered.
+local function replayed()
+  local first
+  for _, r in ipairs(names) do
+    local m = get_meta(r)
+    if not m or m.s ~= 'DONE' or m.tok ~= token or (m.bn or 1) ~= #names then return nil end
+    if first and m.nx ~= first.nx then return nil end
+    first = first or m
+  end
+  return first
+end
+
+local reply
+local metas = active_metas()
+if metas then
+  local n = take
+  if n == 0 and not is_wait(metas[active[1]]) then n = 1 end
+  local rids, next_metas, fence, empty
+  if n > 0 then rids, next_metas, fence, empty = take_batch(n, now, now_us) end
+  local pending, passed = 0, false
+  -- No handoff: a wait request at the head gets its turn, else the lock is released.
+  if not rids then pending, passed = pass_on(turn_token, now, now_us, pickup, empty) end
+  for _, r in ipairs(names) do
+    local m = metas[r]
+    m.tok, m.nx = token, rids and rids[1] or ''
+    if #names > 1 then m.bn = #names end
+    if not rids then m.pend, m.pt = pending, passed end
+    if results[r] ~= '' then redis.call('HSET', K_REQS, 'r:' .. r, results[r]) end
+    finish(r, m, 'DONE', now, keep)
+  end
+  if rids then
     -- Handoff: same token, new fence, fresh lease; the lock is never free in between.
-    redis.call('LPOP', K_QUEUE)
-    m.nx = nxt
-    finish(rid, m, 'DONE', now, keep)
-    local fence = next_fence(now_us)
-    activate(nxt, nm, fence, now)
-    reply = next_reply(grant(token, nxt, fence, now, now_us, tonumber(l.lease), '', 'complete'), nm, nxt)
+    reply = next_reply(grant(token, rids[1], fence, now, now_us, tonumber(l.lease), '', 'complete', '1',
+      batch_field(rids)), next_metas)
   else
-    local pending, passed = pass_on(turn_token, now, now_us, pickup)
-    m.nx, m.pend, m.pt = '', pending, passed
-    finish(rid, m, 'DONE', now, keep)
     -- No holder, empty queue: the lcid is idle now.
     if not passed and pending == 0 then expire_idle(idle, now) end
     reply = { 'RELEASED', pending, passed }
   end
-elseif m and m.s == 'DONE' and m.tok == token then
-  -- A retry of a complete that already happened: answer as the first time, pop nothing.
-  if m.nx == '' then
-    reply = { 'RELEASED', m.pend or 0, m.pt or false }
-  elseif l and l.token == token and l.rid == m.nx then
-    reply = next_reply(l, get_meta(m.nx), m.nx)
+else
+  local done = replayed()
+  if done then
+    -- Answer as the first time, pop nothing.
+    if done.nx == '' then
+      reply = { 'RELEASED', done.pend or 0, done.pt or false }
+    elseif l and l.token == token and l.rid == done.nx then
+      reply = next_reply(l)
+    else
+      reply = { 'LOCK_LOST' }
+    end
+  elseif active and (named_batch or (#active > 1 and contains(active, names[1]))) then
+    -- The live holder named other requests than its batch: nothing changes, it still holds it.
+    reply = { 'BATCH_MISMATCH', active }
   else
     reply = { 'LOCK_LOST' }
   end
-else
-  reply = { 'LOCK_LOST' }
 end
 
 -- Every other path leaves the lcid busy as it was, or changes nothing.

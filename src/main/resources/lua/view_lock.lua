@@ -1,7 +1,8 @@
 -- view_lock: what a caller may see of an lcid's lock; never the token. Changes nothing.
 -- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
 -- ARGV: none
--- Returns { held 0|1, fence or false, activeRequestId or false, leaseRemainingMs, queueLength }.
+-- Returns { held 0|1, fence or false, activeRequestId or false, leaseRemainingMs, queueLength,
+-- activeRequestIds (when held: the whole batch, in order) }.
 --- @include "includes/keys"
 --- @include "includes/clock"
 --- @include "includes/lock"
@@ -10,6 +11,6 @@ local l = live_lock(now)
 local qlen = redis.call('LLEN', K_QUEUE)
 local fence = redis.call('GET', K_FENCE) or false
 if l then
-  return { 1, l.fence, l.rid, tostring(tonumber(l.exp) - now), qlen }
+  return { 1, l.fence, l.rid, tostring(tonumber(l.exp) - now), qlen, active_rids(l) }
 end
 return { 0, fence, false, '0', qlen }

@@ -15,3 +15,12 @@ local function live_lock(now)
   if l and tonumber(l.exp) > now then return l end
   return nil
 end
+
+-- The requests active under the lock, in queue order: a batch (protocol v1.1 batch handoff) keeps
+-- them in field b, comma-separated (requestIds never contain a comma); one request only in rid.
+local function active_rids(l)
+  if not l.b or l.b == '' then return { l.rid } end
+  local rids = {}
+  for r in string.gmatch(l.b, '[^,]+') do rids[#rids + 1] = r end
+  return rids
+end

@@ -22,7 +22,7 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
   return 'QUEUED'
 end
 
--- Before any grant: a holder whose lease ran out loses its request back to the queue; a wait
+-- Before any grant: a holder whose lease ran out loses its request (or batch) back to the queue; a wait
 -- request whose turn was not picked up in time ends ABORTED (PICKUP_TIMEOUT), so a submitter
 -- that went away never holds the others up for longer than the pick-up window.
 -- Answers the live lock (or nil) and whether a lock hash existed at all.
@@ -31,13 +31,18 @@ local function recover_orphan(now, max_attempts, dead_keep, keep)
   if not l then return nil, false end
   if tonumber(l.exp) > now then return l, true end
   local m = get_meta(l.rid)
-  if m and m.s == 'ACTIVE' then
-    if l.pk == '0' then
+  if l.pk == '0' then
+    if m and m.s == 'ACTIVE' then
       m.why = 'PICKUP_TIMEOUT'
       stats.pickup_timeouts = stats.pickup_timeouts + 1
       finish(l.rid, m, 'ABORTED', now, keep)
-    else
-      requeue_or_dead(l.rid, m, 'lease expired', now, max_attempts, dead_keep)
+    end
+  else
+    -- A whole batch goes back, last first, so that it stands at the head in its order.
+    local rids = active_rids(l)
+    for i = #rids, 1, -1 do
+      local am = i == 1 and m or get_meta(rids[i])
+      if am and am.s == 'ACTIVE' then requeue_or_dead(rids[i], am, 'lease expired', now, max_attempts, dead_keep) end
     end
   end
   redis.call('DEL', K_LOCK)

@@ -1,11 +1,21 @@
 -- Replies that several scripts answer (redis/Reply.java, lock/ScriptReplies.java read them).
 --- @include "includes/keys"
 --- @include "includes/requests"
+--- @include "includes/lock"
 
-local function next_reply(l, m, rid)
-  local payload = false
-  if m.p ~= 0 then payload = get_payload(rid) or false end
-  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), rid, tostring(m.a), payload }
+-- NEXT for the lock l: its first request as v1 answers it, then every request of its batch as
+-- { requestId, attempt, payload } (one for a single request). metas: the requests' metas by
+-- requestId when the caller has them, else they are read.
+local function next_reply(l, metas)
+  local items = {}
+  for i, rid in ipairs(active_rids(l)) do
+    local m = metas and metas[rid] or get_meta(rid)
+    local payload = false
+    if m.p ~= 0 then payload = get_payload(rid) or false end
+    items[i] = { rid, tostring(m.a), payload }
+  end
+  local first = items[1]
+  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), first[1], first[2], first[3], items }
 end
 
 local function acquired_reply(l)

@@ -18,12 +18,14 @@ local function get_payload(rid)
 end
 
 -- Terminal records stay for `keep` ms so retries and late readers still get their answer. A
--- request's end wakes whoever long-polls its view.
+-- request's end wakes whoever may wait for it: the submitter of a wait request (its acquire
+-- long-poll), or a long-poll on its view, which marked it watched (w:<id>, watch_request.lua).
+-- Nobody else is told: most requests end unwatched, and a PUBLISH costs Redis and every replica.
 local function finish(rid, m, state, now, keep)
   if state == 'DONE' and m.at then stats.held = now - tonumber(m.at) end
   if state == 'DEAD' then
     stats.dead = stats.dead + 1
-    stats.dead_rid = rid
+    stats.dead_rid = stats.dead_rid and (stats.dead_rid .. ',' .. rid) or rid
   end
   m.s = state
   if state ~= 'DEAD' and m.p ~= 0 then
@@ -32,13 +34,13 @@ local function finish(rid, m, state, now, keep)
   end
   put_meta(rid, m)
   redis.call('ZADD', K_PURGE, now + keep, rid)
-  wake(rid)
+  if m.md == 'w' or redis.call('HDEL', K_REQS, 'w:' .. rid) == 1 then wake(rid) end
 end
 
 local function prune(now)
   local old = redis.call('ZRANGEBYSCORE', K_PURGE, '-inf', now, 'LIMIT', 0, 64)
   for _, rid in ipairs(old) do
-    redis.call('HDEL', K_REQS, 'm:' .. rid, 'p:' .. rid, 'r:' .. rid)
+    redis.call('HDEL', K_REQS, 'm:' .. rid, 'p:' .. rid, 'r:' .. rid, 'w:' .. rid)
     redis.call('ZREM', K_PURGE, rid)
   end
 end

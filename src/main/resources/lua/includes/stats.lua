@@ -2,7 +2,7 @@
 -- cross-lcid indexes (claims, dead letters), which live in other slots and so cannot be written
 -- here. with_stats(reply) appends it as the reply's last element, in the order of the components
 -- of redis/ScriptStats.java: { requeued, dead, queue wait ms or -1, hold ms or -1,
--- claim index score or -1, dead rid or false, claim index version or false, turns ended by
+-- claim index score or -1, the requestIds it declared DEAD (comma-separated) or false, claim index version or false, turns ended by
 -- PICKUP_TIMEOUT }. Numbers that can exceed 14 digits are kept as strings because cjson would
 -- round them.
 

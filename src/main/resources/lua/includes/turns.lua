@@ -42,8 +42,13 @@ end
 
 -- A holder is done and was handed no work: a wait request at the head gets its turn, else the
 -- lock is released (claimable at once when handoff requests wait). Answers the requests still
--- QUEUED and the requestId the lock was passed to, or false.
-local function pass_on(token, now, now_us, pickup)
+-- QUEUED and the requestId the lock was passed to, or false. empty: the caller just saw the
+-- queue empty (no need to look again).
+local function pass_on(token, now, now_us, pickup, empty)
+  if empty then
+    redis.call('DEL', K_LOCK)
+    return 0, false
+  end
   local head = redis.call('LINDEX', K_QUEUE, 0)
   if head then
     local hm = get_meta(head)

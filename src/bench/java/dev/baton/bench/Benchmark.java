@@ -68,6 +68,8 @@ public final class Benchmark {
     private volatile Map<String, CompletableFuture<Void>> lastSignals = Map.of();
     private final AtomicLong lastProcessed = new AtomicLong();
     private final String servicePid;
+    /** etcd's gRPC gateway (http://host:2379), for the comparison with its lock API; null: skipped. */
+    private final String etcdUrl;
     private String redisPid;
     private CpuSnapshot scenarioCpu;
 
@@ -84,6 +86,16 @@ public final class Benchmark {
         this.apiKey = args.get("key");
         this.servicePid = args.get("pid");
         this.redisPid = args.get("redis-pid");
+        this.etcdUrl = args.getOrDefault("etcd", listening("127.0.0.1", 2379) ? "http://127.0.0.1:2379" : null);
+    }
+
+    private static boolean listening(String host, int port) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(host, port), 500);
+            return true;
+        } catch (IOException nobody) {
+            return false;
+        }
     }
 
     /** One scenario's figures. */
@@ -186,10 +198,11 @@ public final class Benchmark {
             for (long forSeconds : new long[] { warmup, seconds }) {
                 result = switch (args.get("only")) {
                     case "uncontended" -> uncontended(clients, forSeconds);
-                    case "hot" -> hotLcid(clients, forSeconds);
+                    case "hot" -> hotLcid(clients, forSeconds, Integer.parseInt(args.getOrDefault("take", "1")));
                     case "direct" -> scriptsDirect(clients, forSeconds);
                     case "spin" -> spinLock(clients, forSeconds);
-                    default -> throw new IllegalArgumentException("--only=uncontended|hot|direct|spin");
+                    case "etcd" -> etcdLocks(clients, forSeconds);
+                    default -> throw new IllegalArgumentException("--only=uncontended|hot|direct|spin|etcd");
                 };
                 System.err.println("measuring");
             }
@@ -200,13 +213,20 @@ public final class Benchmark {
         // after 30 s of load), pools, the script cache.
         long warmup = Long.parseLong(args.getOrDefault("warmup", "45"));
         uncontended(64, warmup);
-        hotLcid(16, Math.max(3, warmup / 6));
+        hotLcid(16, Math.max(3, warmup / 6), 1);
+        hotLcid(16, Math.max(3, warmup / 6), 16);
         results.add(uncontended(64, seconds));
-        results.add(hotLcid(16, seconds));
+        results.add(hotLcid(16, seconds, 1));
+        results.add(hotLcid(16, seconds, 16));
         System.err.println("hot lcid done");
         results.add(scriptsDirect(64, seconds));
         System.err.println("scripts direct done");
         results.add(spinLock(16, seconds));
+        if (etcdUrl != null) {
+            etcdLocks(64, Math.max(3, seconds / 2));
+            results.add(etcdLocks(64, seconds));
+            System.err.println("etcd done");
+        }
         List<Result> curve = new ArrayList<>();
         for (int clients : new int[] { 1, 4, 16, 32, 64, 128 }) {
             curve.add(uncontended(clients, Math.max(3, seconds / 2)));
@@ -284,9 +304,10 @@ public final class Benchmark {
     /**
      * Each submitter has one update in flight at a time, like a service reacting to events: it
      * submits, and submits the next one once its update was processed, by itself (it got the lock)
-     * or by whoever held the lock (handoff). Processed/s is what the lock lets through.
+     * or by whoever held the lock (handoff). Processed/s is what the lock lets through. With
+     * {@code take} > 1 holders are handed batches (batch handoff) and complete each as a whole.
      */
-    private Result hotLcid(int submitters, long forSeconds) throws Exception {
+    private Result hotLcid(int submitters, long forSeconds, int take) throws Exception {
         HttpClient http = http(submitters);
         String lcid = "bench-" + run + "-hot" + scenarioRuns.incrementAndGet();
         ConcurrentHistogram latency = histogram();
@@ -301,8 +322,8 @@ public final class Benchmark {
         long start = System.nanoTime();
         for (int s = 0; s < submitters; s++) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            submitLoop(http, lcid, "s" + s + "-", 0, deadline, submittedAt, processedSignals, latency, processed,
-                    errors, done);
+            submitLoop(http, lcid, take, "s" + s + "-", 0, deadline, submittedAt, processedSignals, latency,
+                    processed, errors, done);
             loops.add(done);
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new));
@@ -323,11 +344,11 @@ public final class Benchmark {
         }
         double took = (lastProcessed.get() - start) / 1e9;
         http.close();
-        return result("hot lcid submit->processed", submitters, "processed/s", latency, processed.get(),
-                errors.get(), took);
+        return result("hot lcid submit->processed, take " + take, submitters, "processed/s", latency,
+                processed.get(), errors.get(), took);
     }
 
-    private void submitLoop(HttpClient http, String lcid, String prefix, long n, long deadline,
+    private void submitLoop(HttpClient http, String lcid, int take, String prefix, long n, long deadline,
             Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
             AtomicLong processed, AtomicLong errors, CompletableFuture<Void> done) {
         if (System.nanoTime() >= deadline) {
@@ -338,8 +359,10 @@ public final class Benchmark {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         signals.put(requestId, mine);
         submittedAt.put(requestId, System.nanoTime());
-        post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"}")
-                .compose(answer -> holderLoop(http, lcid, requestId, answer, submittedAt, signals, latency, processed))
+        String takeField = take > 1 ? ",\"take\":" + take : "";
+        post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"" + takeField + "}")
+                .compose(answer -> holderLoop(http, lcid, take, requestId, answer, submittedAt, signals, latency,
+                        processed))
                 .onComplete(result -> {
                     if (result.failed()) {
                         if (errors.incrementAndGet() < 5) {
@@ -349,33 +372,48 @@ public final class Benchmark {
                         mine.complete(null);
                     }
                     io.vertx.core.Context context = vertx.getOrCreateContext();
-                    mine.whenComplete((ok, failure) -> context.runOnContext(v -> submitLoop(http, lcid, prefix, n + 1,
-                            deadline, submittedAt, signals, latency, processed, errors, done)));
+                    mine.whenComplete((ok, failure) -> context.runOnContext(v -> submitLoop(http, lcid, take, prefix,
+                            n + 1, deadline, submittedAt, signals, latency, processed, errors, done)));
                 });
     }
 
-    /** The holder loop of protocol.md: work on what we were given, complete, take the next. */
-    private Future<Void> holderLoop(HttpClient http, String lcid, String self, JsonNode r, Map<String, Long> submittedAt,
-            Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency, AtomicLong processed) {
+    /**
+     * The holder loop of protocol.md: work on what we were given (a batch with take > 1), complete
+     * it, take the next.
+     */
+    private Future<Void> holderLoop(HttpClient http, String lcid, int take, String self, JsonNode r,
+            Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
+            AtomicLong processed) {
         String status = r.path("status").asText();
         if (!status.equals("ACQUIRED") && !status.equals("NEXT")) {
             return Future.succeededFuture();
         }
-        String working = status.equals("ACQUIRED") ? self : r.get("request").get("requestId").asText();
-        return post(http, "/v1/locks/" + lcid + "/complete",
-                "{\"token\":\"" + r.get("token").asText() + "\",\"requestId\":\"" + working + "\"}")
+        List<String> batch = new ArrayList<>();
+        if (status.equals("ACQUIRED")) {
+            batch.add(self);
+        } else {
+            r.get("requests").forEach(item -> batch.add(item.get("requestId").asText()));
+        }
+        String token = r.get("token").asText();
+        String body = take == 1 ? "{\"token\":\"" + token + "\",\"requestId\":\"" + batch.get(0) + "\"}"
+                : "{\"token\":\"" + token + "\",\"take\":" + take + ",\"completed\":["
+                        + String.join(",", batch.stream().map(id -> "{\"requestId\":\"" + id + "\"}").toList()) + "]}";
+        return post(http, "/v1/locks/" + lcid + "/complete", body)
                 .compose(next -> {
-                    Long at = submittedAt.remove(working);
-                    if (at != null) {
-                        latency.recordValue((System.nanoTime() - at) / 1000);
+                    long now = System.nanoTime();
+                    for (String working : batch) {
+                        Long at = submittedAt.remove(working);
+                        if (at != null) {
+                            latency.recordValue((now - at) / 1000);
+                        }
+                        processed.incrementAndGet();
+                        CompletableFuture<Void> signal = signals.remove(working);
+                        if (signal != null) {
+                            signal.complete(null);
+                        }
                     }
-                    processed.incrementAndGet();
-                    lastProcessed.set(System.nanoTime());
-                    CompletableFuture<Void> signal = signals.remove(working);
-                    if (signal != null) {
-                        signal.complete(null);
-                    }
-                    return holderLoop(http, lcid, self, next, submittedAt, signals, latency, processed);
+                    lastProcessed.set(now);
+                    return holderLoop(http, lcid, take, self, next, submittedAt, signals, latency, processed);
                 });
     }
 
@@ -438,6 +476,48 @@ public final class Benchmark {
         keys.asList().forEach(request::arg);
         call.argv().forEach(request::arg);
         return request;
+    }
+
+    // ---- e. etcd's lock API, the same uncontended cycles -------------------------------------------
+
+    /**
+     * etcd's lock service over its HTTP gateway, as a user would use it instead of Baton: each
+     * client grants itself a lease once, then per cycle locks its own name with that lease and
+     * unlocks it (two HTTP calls, as Baton's acquire and complete).
+     */
+    private Result etcdLocks(int clients, long forSeconds) throws Exception {
+        java.net.URI url = java.net.URI.create(etcdUrl);
+        HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
+                .setDefaultHost(url.getHost()).setDefaultPort(url.getPort()), new PoolOptions().setHttp1MaxSize(clients));
+        ConcurrentHistogram latency = histogram();
+        begin();
+        AtomicLong cycles = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
+        long scenario = scenarioRuns.incrementAndGet();
+        double took = closedLoops(clients, forSeconds, (c, done) -> {
+            String name = base64("bench-" + run + "-e" + scenario + "-" + c);
+            post(http, "/v3/lease/grant", "{\"TTL\":30}").onComplete(lease -> {
+                if (lease.failed()) {
+                    System.err.println("etcd lease: " + lease.cause());
+                    errors.incrementAndGet();
+                    done.complete(null);
+                    return;
+                }
+                String leaseId = lease.result().get("ID").asText();
+                cycles(n -> post(http, "/v3/lock/lock", "{\"name\":\"" + name + "\",\"lease\":\"" + leaseId + "\"}")
+                        .compose(locked -> post(http, "/v3/lock/unlock",
+                                "{\"key\":\"" + locked.get("key").asText() + "\"}"))
+                        .map(unlocked -> true), 0, deadline, latency, cycles, errors, done);
+            });
+        });
+        http.close();
+        return result("etcd lock API (lease, lock, unlock), one name per client", clients, "cycles/s", latency,
+                cycles.get(), errors.get(), took);
+    }
+
+    private static String base64(String text) {
+        return java.util.Base64.getEncoder().encodeToString(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     // ---- d. what users write without Baton: a spin-retry lock on the hot key -------------------

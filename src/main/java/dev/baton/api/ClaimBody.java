@@ -1,5 +1,5 @@
 package dev.baton.api;
 
-/** Body of POST /v1/claims; may be omitted. */
-public record ClaimBody(Long leaseMs) {
+/** Body of POST /v1/claims; may be omitted. {@code take}: how many queued requests to be handed at most. */
+public record ClaimBody(Long leaseMs, Integer take) {
 }

@@ -49,7 +49,7 @@ public class LockResource {
         rules.body(body);
         return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
                 rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs()), rules.waitMode(body.mode()),
-                rules.waitMs(body.waitMs())));
+                rules.waitMs(body.waitMs()), rules.take(body.take(), 1)));
     }
 
     @POST
@@ -68,8 +68,9 @@ public class LockResource {
         String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.complete(tenant, id, rules.token(body.token()), rules.requestId(body.requestId()),
-                rules.json("result", body.result()), rules.take(body.take())));
+        return answer(coordinator.complete(tenant, id, rules.token(body.token()),
+                rules.completions(body.requestId(), body.result(), body.completed()), body.completed() != null,
+                rules.take(body.take(), 0)));
     }
 
     @POST

@@ -35,8 +35,10 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response lockProblem(LockProblem problem, UriInfo uri) {
-        Response.ResponseBuilder response = build(problem.code(), problem.getMessage(), uri, problem.field(),
-                problem.state(), problem.attempt(), problem.resultJson());
+        ProblemCode code = problem.code();
+        Response.ResponseBuilder response = build(new ProblemBody(typeOf(code), ProblemType.title(code),
+                ProblemType.status(code), problem.getMessage(), uri == null ? null : uri.getPath(), code.name(),
+                problem.field(), problem.state(), problem.attempt(), problem.resultJson(), problem.activeRequestIds()));
         if (problem.code() == ProblemCode.QUEUE_FULL) {
             response.header("Retry-After", config.queue().retryAfterSeconds());
         }
@@ -135,9 +137,12 @@ public class ProblemMappers {
 
     static Response.ResponseBuilder build(ProblemCode code, String detail, UriInfo uri, String field, String state,
             Integer attempt, String resultJson) {
-        ProblemBody body = body(code, detail, uri == null ? null : uri.getPath(), field, state, attempt, resultJson);
-        Response.ResponseBuilder response = Response.status(ProblemType.status(code)).type(PROBLEM_JSON).entity(body);
-        if (code == ProblemCode.UNAUTHORIZED) {
+        return build(body(code, detail, uri == null ? null : uri.getPath(), field, state, attempt, resultJson));
+    }
+
+    private static Response.ResponseBuilder build(ProblemBody body) {
+        Response.ResponseBuilder response = Response.status(body.status()).type(PROBLEM_JSON).entity(body);
+        if (ProblemCode.UNAUTHORIZED.name().equals(body.code())) {
             response.header("WWW-Authenticate", "Bearer realm=\"baton\"");
         }
         return response;
@@ -145,8 +150,11 @@ public class ProblemMappers {
 
     static ProblemBody body(ProblemCode code, String detail, String path, String field, String state, Integer attempt,
             String resultJson) {
-        return new ProblemBody("urn:baton:problem:" + code.name().toLowerCase().replace('_', '-'),
-                ProblemType.title(code), ProblemType.status(code), detail, path, code.name(), field, state, attempt,
-                resultJson);
+        return new ProblemBody(typeOf(code), ProblemType.title(code), ProblemType.status(code), detail, path,
+                code.name(), field, state, attempt, resultJson);
+    }
+
+    private static String typeOf(ProblemCode code) {
+        return "urn:baton:problem:" + code.name().toLowerCase().replace('_', '-');
     }
 }

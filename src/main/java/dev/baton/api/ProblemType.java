@@ -16,7 +16,7 @@ final class ProblemType {
             case NOT_FOUND -> 404;
             case METHOD_NOT_ALLOWED -> 405;
             case NOT_ACCEPTABLE -> 406;
-            case LOCK_LOST, DUPLICATE_REQUEST, NOT_QUEUED, NOT_DEAD -> 409;
+            case LOCK_LOST, DUPLICATE_REQUEST, NOT_QUEUED, NOT_DEAD, BATCH_MISMATCH -> 409;
             case PAYLOAD_TOO_LARGE -> 413;
             case UNSUPPORTED_MEDIA_TYPE -> 415;
             case QUEUE_FULL -> 429;
@@ -37,6 +37,7 @@ final class ProblemType {
             case DUPLICATE_REQUEST -> "Duplicate request";
             case NOT_QUEUED -> "Request is not queued";
             case NOT_DEAD -> "Request is not dead";
+            case BATCH_MISMATCH -> "Batch mismatch";
             case PAYLOAD_TOO_LARGE -> "Payload too large";
             case UNSUPPORTED_MEDIA_TYPE -> "Unsupported media type";
             case QUEUE_FULL -> "Queue full";

@@ -41,7 +41,8 @@ public class WorkResource {
     public Uni<Response> claim(ClaimBody body) {
         String tenant = callers.of(identity).tenant();
         long leaseMs = rules.leaseMs(body == null ? null : body.leaseMs());
-        return coordinator.claim(tenant, leaseMs).map(next -> next
+        int take = rules.take(body == null ? null : body.take(), 1);
+        return coordinator.claim(tenant, leaseMs, take).map(next -> next
                 .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
                 .orElseGet(() -> Response.noContent().build()));
     }

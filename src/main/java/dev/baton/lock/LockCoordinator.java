@@ -1,5 +1,7 @@
 package dev.baton.lock;
 
+import java.util.List;
+
 import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.baton.config.BatonConfig;
@@ -39,33 +41,37 @@ public class LockCoordinator {
      * up (ACQUIRED), exactly as the client's own repeat would. A handoff request ignores it.
      */
     public Uni<Outcome> acquire(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
-            boolean waitMode, long waitMs) {
+            boolean waitMode, long waitMs, int take) {
         if (!waitMode) {
-            return acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, false);
+            return acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, false, take);
         }
         return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
-                () -> acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, true),
+                () -> acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, true, take),
                 outcome -> !(outcome instanceof Outcome.Queued));
     }
 
     private Uni<Outcome> acquireOnce(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
-            boolean waitMode) {
+            boolean waitMode, int take) {
         return scripts.outcome(Operation.ACQUIRE, false, tenant, lcid, requestId, new ScriptCall.Acquire(requestId,
                 tokens.newToken(), leaseMs, payloadJson, config.queue().maxLength(), config.maxAttempts(),
                 Retention.result(config), Retention.idle(config), Retention.dead(config), waitMode,
-                config.waiting().pickupMs()));
+                config.waiting().pickupMs(), take));
     }
 
     public Uni<Outcome> heartbeat(String tenant, String lcid, String token, Long leaseMs) {
         return scripts.outcome(Operation.HEARTBEAT, true, tenant, lcid, null, new ScriptCall.Heartbeat(token, leaseMs));
     }
 
-    /** {@code take}: a wait holder asks to be handed queued handoff requests, as a handoff holder always is. */
-    public Uni<Outcome> complete(String tenant, String lcid, String token, String requestId, String resultJson,
-            boolean take) {
-        return scripts.outcome(Operation.COMPLETE, true, tenant, lcid, requestId, new ScriptCall.Complete(token,
-                requestId, resultJson, Retention.result(config), Retention.idle(config), take, tokens.newToken(),
-                config.waiting().pickupMs()));
+    /**
+     * Finishes the active request, or with {@code namedBatch} the whole active batch. {@code take}:
+     * how many queued handoff requests the holder takes next, 0 when it did not say (one for a
+     * handoff holder; a wait holder is handed handoff requests only when it asks).
+     */
+    public Uni<Outcome> complete(String tenant, String lcid, String token, List<ScriptCall.Completion> completed,
+            boolean namedBatch, int take) {
+        return scripts.outcome(Operation.COMPLETE, true, tenant, lcid, completed.get(0).requestId(),
+                new ScriptCall.Complete(token, completed, namedBatch, Retention.result(config), Retention.idle(config),
+                        take, tokens.newToken(), config.waiting().pickupMs()));
     }
 
     public Uni<Outcome> abort(String tenant, String lcid, String requestId, String token, boolean requeue,
@@ -87,14 +93,15 @@ public class LockCoordinator {
                 reply -> ScriptReplies.lockView(lcid, reply));
     }
 
-    /** With {@code waitMs}, the call is held until the request has ended (DONE, ABORTED, DEAD). */
+    /**
+     * With {@code waitMs}, the call is held until the request has ended (DONE, ABORTED, DEAD): its
+     * checks mark the request watched, so that its end wakes this call.
+     */
     public Uni<RequestView> viewRequest(String tenant, String lcid, String requestId, long waitMs) {
+        ScriptCall view = waitMs > 0 ? new ScriptCall.WatchRequest(requestId) : new ScriptCall.ViewRequest(requestId);
         return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
-                () -> viewRequestOnce(tenant, lcid, requestId), view -> view.state().ended());
-    }
-
-    private Uni<RequestView> viewRequestOnce(String tenant, String lcid, String requestId) {
-        return scripts.run(Operation.VIEW_REQUEST, false, tenant, lcid, new ScriptCall.ViewRequest(requestId),
-                reply -> ScriptReplies.requestView(lcid, requestId, reply));
+                () -> scripts.run(Operation.VIEW_REQUEST, false, tenant, lcid, view,
+                        reply -> ScriptReplies.requestView(lcid, requestId, reply)),
+                result -> result.state().ended());
     }
 }

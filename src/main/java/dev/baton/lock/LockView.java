@@ -1,6 +1,13 @@
 package dev.baton.lock;
 
-/** What anyone may see of an lcid's lock. Never the token. */
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * What anyone may see of an lcid's lock. Never the token. {@code activeRequestIds}: while held,
+ * every request active under it (a batch), {@code activeRequestId} first.
+ */
 public record LockView(String lcid, boolean held, Long fence, String activeRequestId, long leaseRemainingMs,
-        int queueLength) {
+        int queueLength, @JsonInclude(JsonInclude.Include.NON_NULL) List<String> activeRequestIds) {
 }

@@ -1,6 +1,7 @@
 package dev.baton.lock;
 
 import java.time.Instant;
+import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
@@ -39,9 +40,13 @@ public sealed interface Outcome {
         }
     }
 
-    /** You hold the lock; work on {@code request}, then complete it. */
-    record Next(String lcid, String token, long fence, long leaseMs, Instant expiresAt, WorkItem request)
-            implements Outcome {
+    /**
+     * You hold the lock; work on {@code request}, then complete it. {@code requests}: every request
+     * handed over under this fence, {@code request} first (one unless the caller sent take &gt; 1);
+     * a batch of more than one is completed as a whole.
+     */
+    record Next(String lcid, String token, long fence, long leaseMs, Instant expiresAt, WorkItem request,
+            List<WorkItem> requests) implements Outcome {
     }
 
     /**

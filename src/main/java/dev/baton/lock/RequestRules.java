@@ -1,6 +1,10 @@
 package dev.baton.lock;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.baton.config.BatonConfig;
+import dev.baton.redis.ScriptCall;
 
 /**
  * The input rules of protocol v1. Each check names the offending field, and runs before any
@@ -23,6 +28,8 @@ public class RequestRules {
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
     private static final int MAX_REASON_CHARS = 1024;
     private static final int MAX_LIMIT = 1000;
+    /** The largest batch one answer hands over (protocol v1.1 batch handoff). */
+    private static final int MAX_TAKE = 100;
     /** The longest long-poll (protocol v1.1), below the usual 60 s of proxies and load balancers. */
     private static final long MAX_WAIT_MS = 30_000;
     private static final String WAIT_MS_RULE = "waitMs must be an integer from 0 to " + MAX_WAIT_MS;
@@ -100,18 +107,55 @@ public class RequestRules {
         }
     }
 
-    /**
-     * Whether a completing holder takes queued handoff requests. Batches of more than one come
-     * with batch handoff; until then take is 1 or absent.
-     */
-    public boolean take(Integer take) {
+    /** How many queued handoff requests one answer may hand over (batch handoff): 1 to 100. */
+    public int take(Integer take, int absent) {
         if (take == null) {
-            return false;
+            return absent;
         }
-        if (take != 1) {
-            throw LockProblem.invalid("take", "take must be 1 (batches of more are not offered yet)");
+        if (take < 1 || take > MAX_TAKE) {
+            throw LockProblem.invalid("take", "take must be an integer from 1 to " + MAX_TAKE);
         }
-        return true;
+        return take;
+    }
+
+    /**
+     * What a complete finishes: one {@code requestId} (v1), or a whole batch in {@code completed},
+     * each request once; never both. Results are checked like payloads.
+     */
+    public List<ScriptCall.Completion> completions(String requestId, JsonNode result,
+            List<? extends Completion> completed) {
+        // An empty list next to a requestId is what some generated clients send for "no list".
+        if (completed == null || (completed.isEmpty() && requestId != null)) {
+            return List.of(new ScriptCall.Completion(requestId(requestId), json("result", result)));
+        }
+        if (requestId != null || (result != null && !result.isNull())) {
+            throw LockProblem.invalid("completed", "send either requestId (and result) or completed, not both");
+        }
+        if (completed.isEmpty() || completed.size() > MAX_TAKE) {
+            throw LockProblem.invalid("completed", "completed must name 1 to " + MAX_TAKE + " requests");
+        }
+        Set<String> seen = new HashSet<>();
+        List<ScriptCall.Completion> completions = new ArrayList<>(completed.size());
+        for (int i = 0; i < completed.size(); i++) {
+            Completion item = completed.get(i);
+            String at = "completed[" + i + "]";
+            if (item == null) {
+                throw LockProblem.invalid(at, at + " must be an object with requestId and optional result");
+            }
+            String id = matching(at + ".requestId", item.requestId(), REQUEST_ID, "1 to 128 of A-Z a-z 0-9 . _ : @ -");
+            if (!seen.add(id)) {
+                throw LockProblem.invalid(at + ".requestId", "request " + id + " is named twice in completed");
+            }
+            completions.add(new ScriptCall.Completion(id, json(at + ".result", item.result())));
+        }
+        return completions;
+    }
+
+    /** One entry of a complete's {@code completed} list, as the API read it. */
+    public interface Completion {
+        String requestId();
+
+        JsonNode result();
     }
 
     /** Heartbeat keeps the lease the lock was granted with unless a new one is given. */

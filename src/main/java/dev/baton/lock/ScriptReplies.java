@@ -1,6 +1,8 @@
 package dev.baton.lock;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.baton.redis.IndexStore;
 import dev.baton.redis.Reply;
@@ -21,9 +23,9 @@ final class ScriptReplies {
                 return new Outcome.Acquired(lcid, text(reply, 5), text(reply, 1), number(reply, 2),
                         number(reply, 4), Instant.ofEpochMilli(number(reply, 3)));
             case "NEXT":
+                List<Outcome.WorkItem> requests = workItems(reply.array(8));
                 return new Outcome.Next(lcid, text(reply, 1), number(reply, 2), number(reply, 4),
-                        Instant.ofEpochMilli(number(reply, 3)),
-                        new Outcome.WorkItem(text(reply, 5), text(reply, 7), (int) number(reply, 6)));
+                        Instant.ofEpochMilli(number(reply, 3)), requests.get(0), requests);
             case "QUEUED":
                 return new Outcome.Queued(lcid, requestId, (int) number(reply, 1), (int) number(reply, 2));
             case "RELEASED":
@@ -33,10 +35,31 @@ final class ScriptReplies {
         }
     }
 
+    /** The { requestId, attempt, payload } entries of a NEXT reply's batch. */
+    private static List<Outcome.WorkItem> workItems(Reply items) {
+        List<Outcome.WorkItem> list = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            Reply item = items.array(i);
+            list.add(new Outcome.WorkItem(item.text(0), item.text(2), (int) item.number(1)));
+        }
+        return List.copyOf(list);
+    }
+
     static LockView lockView(String lcid, Reply reply) {
         String fence = text(reply, 1);
         return new LockView(lcid, number(reply, 0) == 1, fence == null ? null : Long.parseLong(fence),
-                text(reply, 2), number(reply, 3), (int) number(reply, 4));
+                text(reply, 2), number(reply, 3), (int) number(reply, 4), texts(reply.array(5)));
+    }
+
+    private static List<String> texts(Reply array) {
+        if (array == null) {
+            return null;
+        }
+        List<String> list = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            list.add(array.text(i));
+        }
+        return List.copyOf(list);
     }
 
     static RequestView requestView(String lcid, String requestId, Reply reply) {
@@ -94,6 +117,10 @@ final class ScriptReplies {
                 return LockProblem.aboutRequest(ProblemCode.NOT_QUEUED,
                         "request " + requestId + " no longer waits on " + lcid + ": it is " + text(reply, 1),
                         text(reply, 1), (int) number(reply, 2), null);
+            case "BATCH_MISMATCH":
+                return LockProblem.batchMismatch("the requests named are not exactly the " + reply.array(1).size()
+                        + " active under this token on " + lcid + "; nothing changed, the lock is still yours",
+                        texts(reply.array(1)));
             case "NOT_FOUND":
                 return LockProblem.of(ProblemCode.NOT_FOUND, "no request " + requestId + " on " + lcid);
             case "NOT_DEAD":

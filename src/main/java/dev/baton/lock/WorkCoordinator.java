@@ -34,14 +34,16 @@ public class WorkCoordinator {
 
     /**
      * Orphaned work of any lcid of the tenant: the lock of an lcid whose requests wait with no live
-     * holder, as NEXT, or nothing. Stale index entries are re-scored or dropped on the way.
+     * holder, as NEXT with up to {@code take} of them, or nothing. Stale index entries are re-scored
+     * or dropped on the way.
      */
-    public Uni<Optional<Outcome>> claim(String tenant, long leaseMs) {
+    public Uni<Optional<Outcome>> claim(String tenant, long leaseMs, int take) {
         return index.dueClaims(tenant, config.claims().candidates())
-                .chain(candidates -> claimFirst(tenant, candidates, 0, leaseMs));
+                .chain(candidates -> claimFirst(tenant, candidates, 0, leaseMs, take));
     }
 
-    private Uni<Optional<Outcome>> claimFirst(String tenant, List<IndexStore.Entry> candidates, int i, long leaseMs) {
+    private Uni<Optional<Outcome>> claimFirst(String tenant, List<IndexStore.Entry> candidates, int i, long leaseMs,
+            int take) {
         if (i >= candidates.size()) {
             return Uni.createFrom().item(Optional.empty());
         }
@@ -49,12 +51,12 @@ public class WorkCoordinator {
         String lcid = candidate.member();
         return scripts.run(Operation.CLAIM, true, tenant, lcid, new ScriptCall.Claim(tokens.newToken(), leaseMs,
                 config.maxAttempts(), Retention.idle(config), Retention.dead(config), Retention.result(config),
-                config.waiting().pickupMs()), reply -> ScriptReplies.claim(lcid, reply))
+                config.waiting().pickupMs(), take), reply -> ScriptReplies.claim(lcid, reply))
                 .chain(answer -> {
                     if (answer instanceof ClaimAnswer.Claimed claimed) {
                         return Uni.createFrom().item(Optional.<Outcome>of(claimed.next()));
                     }
-                    return tidy(tenant, candidate, answer).chain(() -> claimFirst(tenant, candidates, i + 1, leaseMs));
+                    return tidy(tenant, candidate, answer).chain(() -> claimFirst(tenant, candidates, i + 1, leaseMs, take));
                 });
     }
 

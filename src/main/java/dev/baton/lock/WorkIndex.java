@@ -53,8 +53,8 @@ public class WorkIndex {
                 vertx.setTimer(batchMs, id -> flushClaimHints());
             }
         }
-        if (stats.deadRequestId() != null) {
-            fireAndForget(store.addDead(tenant, lcid, stats.deadRequestId()), lcid);
+        for (String dead : stats.deadRequestIds()) {
+            fireAndForget(store.addDead(tenant, lcid, dead), lcid);
         }
     }
 

@@ -19,6 +19,8 @@ public enum LuaScript {
     CLAIM_INSPECT("claim_inspect", false, false),
     VIEW_LOCK("view_lock", false, false),
     VIEW_REQUEST("view_request", false, false),
+    /** Writes only a watch mark, a hint that needs no replica's acknowledgement. */
+    WATCH_REQUEST("watch_request", false, false),
     VIEW_DEAD("view_dead", false, false),
     INDEX_DUE("index_due", false, false),
     INDEX_REMOVE_IF("index_remove_if", false, true),

@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,10 +14,21 @@ public sealed interface ScriptCall {
 
     List<String> argv();
 
-    /** lua/acquire.lua; {@code waitMode}: only its submitter does the request (its turn), else handoff. */
+    /**
+     * lua/acquire.lua; {@code waitMode}: only its submitter does the request (its turn), else handoff;
+     * {@code take}: how many queued handoff requests a rescue of a stranded queue hands the caller.
+     */
     record Acquire(String requestId, String token, long leaseMs, String payloadJson, int queueMax, int maxAttempts,
-            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs)
-            implements ScriptCall {
+            long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs,
+            int take) implements ScriptCall {
+
+        /** One request at a time (v1). */
+        public Acquire(String requestId, String token, long leaseMs, String payloadJson, int queueMax, int maxAttempts,
+                long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs) {
+            this(requestId, token, leaseMs, payloadJson, queueMax, maxAttempts, resultRetentionMs, idleRetentionMs,
+                    deadRetentionMs, waitMode, pickupMs, 1);
+        }
+
         public LuaScript script() {
             return LuaScript.ACQUIRE;
         }
@@ -24,23 +36,44 @@ public sealed interface ScriptCall {
         public List<String> argv() {
             return List.of(requestId, token, Long.toString(leaseMs), orNone(payloadJson), Integer.toString(queueMax),
                     Integer.toString(maxAttempts), Long.toString(resultRetentionMs), Long.toString(idleRetentionMs),
-                    Long.toString(deadRetentionMs), waitMode ? "wait" : "handoff", Long.toString(pickupMs));
+                    Long.toString(deadRetentionMs), waitMode ? "wait" : "handoff", Long.toString(pickupMs),
+                    Integer.toString(take));
         }
     }
 
+    /** One request a complete finishes, with its result JSON (null for none). */
+    record Completion(String requestId, String resultJson) {
+    }
+
     /**
-     * lua/complete.lua; {@code take}: the holder takes queued handoff requests (always so for a
-     * handoff holder); {@code turnToken}: the token of a turn this complete may grant.
+     * lua/complete.lua; {@code completed}: the active request, or the whole active batch when
+     * {@code namedBatch}; {@code take}: how many queued handoff requests the holder takes at
+     * most, 0 when it did not say (1 for a handoff holder, none for a wait holder);
+     * {@code turnToken}: the token of a turn this complete may grant.
      */
-    record Complete(String token, String requestId, String resultJson, long resultRetentionMs, long idleRetentionMs,
-            boolean take, String turnToken, long pickupMs) implements ScriptCall {
+    record Complete(String token, List<Completion> completed, boolean namedBatch, long resultRetentionMs,
+            long idleRetentionMs, int take, String turnToken, long pickupMs) implements ScriptCall {
+
+        /** One request (v1); {@code take}: a wait holder takes one queued handoff request. */
+        public Complete(String token, String requestId, String resultJson, long resultRetentionMs, long idleRetentionMs,
+                boolean take, String turnToken, long pickupMs) {
+            this(token, List.of(new Completion(requestId, resultJson)), false, resultRetentionMs, idleRetentionMs,
+                    take ? 1 : 0, turnToken, pickupMs);
+        }
+
         public LuaScript script() {
             return LuaScript.COMPLETE;
         }
 
         public List<String> argv() {
-            return List.of(token, requestId, orNone(resultJson), Long.toString(resultRetentionMs),
-                    Long.toString(idleRetentionMs), take ? "1" : "0", turnToken, Long.toString(pickupMs));
+            List<String> argv = new ArrayList<>(7 + 2 * completed.size());
+            argv.addAll(List.of(token, Long.toString(resultRetentionMs), Long.toString(idleRetentionMs),
+                    Integer.toString(take), turnToken, Long.toString(pickupMs), namedBatch ? "1" : "0"));
+            for (Completion completion : completed) {
+                argv.add(completion.requestId());
+                argv.add(orNone(completion.resultJson()));
+            }
+            return argv;
         }
     }
 
@@ -70,16 +103,24 @@ public sealed interface ScriptCall {
         }
     }
 
-    /** lua/claim.lua; the token is also the one of a turn the claim may grant. */
+    /** lua/claim.lua; the token is also the one of a turn the claim may grant; take as on acquire. */
     record Claim(String token, long leaseMs, int maxAttempts, long idleRetentionMs, long deadRetentionMs,
-            long resultRetentionMs, long pickupMs) implements ScriptCall {
+            long resultRetentionMs, long pickupMs, int take) implements ScriptCall {
+
+        /** One request at a time (v1). */
+        public Claim(String token, long leaseMs, int maxAttempts, long idleRetentionMs, long deadRetentionMs,
+                long resultRetentionMs, long pickupMs) {
+            this(token, leaseMs, maxAttempts, idleRetentionMs, deadRetentionMs, resultRetentionMs, pickupMs, 1);
+        }
+
         public LuaScript script() {
             return LuaScript.CLAIM;
         }
 
         public List<String> argv() {
             return List.of(token, Long.toString(leaseMs), Integer.toString(maxAttempts), Long.toString(idleRetentionMs),
-                    Long.toString(deadRetentionMs), Long.toString(resultRetentionMs), Long.toString(pickupMs));
+                    Long.toString(deadRetentionMs), Long.toString(resultRetentionMs), Long.toString(pickupMs),
+                    Integer.toString(take));
         }
     }
 
@@ -120,6 +161,17 @@ public sealed interface ScriptCall {
     record ViewRequest(String requestId) implements ScriptCall {
         public LuaScript script() {
             return LuaScript.VIEW_REQUEST;
+        }
+
+        public List<String> argv() {
+            return List.of(requestId);
+        }
+    }
+
+    /** lua/watch_request.lua: the view, for a long-poll that waits for the request's end. */
+    record WatchRequest(String requestId) implements ScriptCall {
+        public LuaScript script() {
+            return LuaScript.WATCH_REQUEST;
         }
 
         public List<String> argv() {

@@ -1,18 +1,20 @@
 package dev.baton.redis;
 
+import java.util.List;
+
 /**
  * What a state-changing script did besides its answer: the last element of its reply, written
  * by {@code with_stats} in lua/includes/stats.lua in the order of these components. Requests it put back in
  * the queue or declared DEAD (a holder's lease ran out, or an abort with requeue), how long the
  * request it activated had waited, how long the request it completed was held (-1 when not
  * applicable), when the lcid should be looked at by claims (-1: no hint) and that hint's version
- * (newer versions win in the claim index, whatever order hints arrive in), and the request it
+ * (newer versions win in the claim index, whatever order hints arrive in), and the requests it
  * declared DEAD, and how many wait-mode turns it ended unclaimed (PICKUP_TIMEOUT).
  */
 public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs, long claimIndexAt,
-        long claimIndexVersion, String deadRequestId, int pickupTimeouts) {
+        long claimIndexVersion, List<String> deadRequestIds, int pickupTimeouts) {
 
-    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, null, 0);
+    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, List.of(), 0);
 
     /** The statistics tail of a state-changing script's reply. */
     static ScriptStats of(Reply reply) {
@@ -21,8 +23,10 @@ public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs,
             return NONE;
         }
         String indexVersion = tail.text(6);
+        String dead = tail.text(5);
         return new ScriptStats((int) tail.number(0), (int) tail.number(1), tail.number(2), tail.number(3),
-                tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion), tail.text(5),
+                tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion),
+                dead == null ? List.of() : List.of(dead.split(",")),
                 (int) tail.number(7));
     }
 }

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,7 +64,19 @@ class ConcurrentHoldersTest {
     @Test
     void given_32_threads_on_4_hot_lcids_when_all_run_the_holder_loop_then_every_update_lands_once_in_fence_order()
             throws Exception {
-        String run = Api.unique("hot");
+        runHolders("hot", 0);
+    }
+
+    /** Batch handoff: each holder takes up to 5 at a time, works the batch under its one fence. */
+    @Test
+    void given_32_threads_on_4_hot_lcids_taking_batches_of_5_then_every_update_lands_once_in_fence_order()
+            throws Exception {
+        runHolders("batch", 5);
+    }
+
+    /** take 0: the v1 loop, one request per complete, no take sent. */
+    private void runHolders(String name, int take) throws Exception {
+        String run = Api.unique(name);
         List<String> lcids = new ArrayList<>();
         Map<String, Entity> entities = new ConcurrentHashMap<>();
         for (int i = 0; i < LCIDS; i++) {
@@ -82,7 +95,7 @@ class ConcurrentHoldersTest {
                     String lcid = lcids.get(ThreadLocalRandom.current().nextInt(LCIDS));
                     String requestId = "t" + thread + "-s" + s;
                     submitted.computeIfAbsent(lcid, k -> new AtomicInteger()).incrementAndGet();
-                    holderLoop(lcid, requestId, entities.get(lcid), processed);
+                    holderLoop(lcid, requestId, entities.get(lcid), processed, take);
                 }
                 return null;
             }));
@@ -104,24 +117,42 @@ class ConcurrentHoldersTest {
             assertThat(view.get("held").asBoolean()).isFalse();
             assertThat(view.get("queueLength").asInt()).as("left queued on %s", lcid).isZero();
         }
-        System.out.printf("concurrency: %d requests over %d lcids by %d threads, counters %s%n", total, LCIDS,
-                THREADS, lcids.stream().map(l -> l + "=" + entities.get(l).counter).toList());
+        System.out.printf("concurrency (take %d): %d requests over %d lcids by %d threads, counters %s%n", take, total,
+                LCIDS, THREADS, lcids.stream().map(l -> l + "=" + entities.get(l).counter).toList());
     }
 
-    private void holderLoop(String lcid, String requestId, Entity entity, Map<String, AtomicInteger> processed)
-            throws Exception {
-        JsonNode r = post(lcid, "acquire", Map.of("requestId", requestId, "payload", Map.of("by", requestId)));
+    private void holderLoop(String lcid, String requestId, Entity entity, Map<String, AtomicInteger> processed,
+            int take) throws Exception {
+        Map<String, Object> acquire = new HashMap<>(Map.of("requestId", requestId, "payload", Map.of("by", requestId)));
+        if (take > 0) {
+            acquire.put("take", take);
+        }
+        JsonNode r = post(lcid, "acquire", acquire);
         while (r.get("status").asText().equals("ACQUIRED") || r.get("status").asText().equals("NEXT")) {
-            String working = r.get("status").asText().equals("ACQUIRED") ? requestId
-                    : r.get("request").get("requestId").asText();
-            work(entity, r.get("fence").asLong());
-            processed.computeIfAbsent(working, k -> new AtomicInteger()).incrementAndGet();
-            r = post(lcid, "complete", Map.of("token", r.get("token").asText(), "requestId", working));
+            List<String> working = new ArrayList<>();
+            if (r.get("status").asText().equals("ACQUIRED")) {
+                working.add(requestId);
+            } else {
+                r.get("requests").forEach(item -> working.add(item.get("requestId").asText()));
+                assertThat(working.get(0)).isEqualTo(r.get("request").get("requestId").asText());
+                assertThat(working.size()).isBetween(1, Math.max(1, take));
+            }
+            work(entity, r.get("fence").asLong(), working.size());
+            working.forEach(id -> processed.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet());
+            Map<String, Object> complete = new HashMap<>(Map.of("token", r.get("token").asText()));
+            if (take > 0) {
+                complete.put("take", take);
+                complete.put("completed", working.stream().map(id -> Map.of("requestId", id)).toList());
+            } else {
+                complete.put("requestId", working.get(0));
+            }
+            r = post(lcid, "complete", complete);
         }
         assertThat(r.get("status").asText()).isIn("QUEUED", "RELEASED");
     }
 
-    private static void work(Entity entity, long fence) throws InterruptedException {
+    /** One write of the entity's database under one fence; a batch of n adds n in that one write. */
+    private static void work(Entity entity, long fence, int n) throws InterruptedException {
         if (entity.inside.incrementAndGet() != 1) {
             entity.overlaps.incrementAndGet();
         }
@@ -131,7 +162,7 @@ class ConcurrentHoldersTest {
         entity.lastFence.set(fence);
         int read = entity.counter;
         Thread.sleep(ThreadLocalRandom.current().nextInt(2)); // widen the read-modify-write window
-        entity.counter = read + 1;
+        entity.counter = read + n;
         entity.inside.decrementAndGet();
     }
 

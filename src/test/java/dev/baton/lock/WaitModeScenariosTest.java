@@ -198,7 +198,7 @@ class WaitModeScenariosTest {
         request(lcid, "r").then().statusCode(404);
 
         String token = acquire(lcid, "r").then().statusCode(200).extract().path("token");
-        complete(lcid, fields("token", token, "requestId", "r", "take", 2)).then().statusCode(400)
+        complete(lcid, fields("token", token, "requestId", "r", "take", 101)).then().statusCode(400)
                 .body("field", equalTo("take"));
         complete(lcid, fields("token", token, "requestId", "r", "take", "one")).then().statusCode(400)
                 .body("field", equalTo("take"));

@@ -157,7 +157,7 @@ class ScriptScenariosTest {
         Reply retried = run(lcid, new ScriptCall.Retry("r1", 1000, KEEP));
 
         assertThat(dead.stats().dead()).isOne();
-        assertThat(dead.stats().deadRequestId()).isEqualTo("r1");
+        assertThat(dead.stats().deadRequestIds()).containsExactly("r1");
         assertThat(view.text(0)).isEqualTo("DEAD");
         assertThat(view.text(2)).isEqualTo("crashed");
         assertThat(retried.text(0)).isEqualTo("QUEUED");

@@ -22,7 +22,12 @@ public final class ClaimWorker {
     }
 
     public static Response claim() {
-        return client().body(fields("leaseMs", 10000)).post("/v1/claims");
+        return claim(1);
+    }
+
+    /** A claim that asks for up to {@code take} queued requests at once (batch handoff). */
+    public static Response claim(int take) {
+        return client().body(fields("leaseMs", 10000, "take", take)).post("/v1/claims");
     }
 
     /**
@@ -30,8 +35,13 @@ public final class ClaimWorker {
      * lcids claimed on the way is done (completed). Fails when claims run dry first.
      */
     public static JsonPath claimOf(String lcid) {
+        return claimOf(lcid, 1);
+    }
+
+    /** {@link #claimOf(String)} with claims that take up to {@code take} requests at once. */
+    public static JsonPath claimOf(String lcid, int take) {
         for (int claims = 0; claims < 500; claims++) {
-            Response claimed = claim();
+            Response claimed = claim(take);
             if (claimed.statusCode() == 204) {
                 throw new AssertionError("claims ran dry before handing out " + lcid);
             }
@@ -61,15 +71,21 @@ public final class ClaimWorker {
         throw new AssertionError("claims never ran dry");
     }
 
-    /** The holder loop from a NEXT answer on: completes each request it is handed. */
+    /** The holder loop from a NEXT answer on: completes each request (or batch) it is handed. */
     private static List<String> finish(JsonPath next) {
         List<String> processed = new ArrayList<>();
         String lcid = next.getString("lcid");
         JsonPath r = next;
         while (r.getString("status").equals("NEXT")) {
-            String requestId = r.getString("request.requestId");
-            processed.add(lcid + "/" + requestId + "#" + r.getInt("request.attempt"));
-            r = complete(lcid, r.getString("token"), requestId).then().statusCode(200).extract().jsonPath();
+            List<String> batch = r.getList("requests.requestId", String.class);
+            List<Integer> attempts = r.getList("requests.attempt", Integer.class);
+            for (int i = 0; i < batch.size(); i++) {
+                processed.add(lcid + "/" + batch.get(i) + "#" + attempts.get(i));
+            }
+            Response done = batch.size() == 1 ? complete(lcid, r.getString("token"), batch.get(0))
+                    : complete(lcid, fields("token", r.getString("token"), "completed",
+                            batch.stream().map(id -> java.util.Map.of("requestId", id)).toList()));
+            r = done.then().statusCode(200).extract().jsonPath();
         }
         return processed;
     }

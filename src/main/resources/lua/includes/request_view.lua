@@ -1,0 +1,12 @@
+-- What a caller may see of one request (GET .../requests/{id}).
+--- @include "includes/keys"
+--- @include "includes/requests"
+--- @include "includes/replies"
+
+-- { 'REQUEST', state, attempt, position or false, fence or false, result or false, reason or false }
+local function request_view(rid, m)
+  local pos = false
+  if m.s == 'QUEUED' then pos = position(rid) or false end
+  return { 'REQUEST', m.s, tostring(m.a), pos, m.f or false, redis.call('HGET', K_REQS, 'r:' .. rid) or false,
+    m.why or false }
+end
