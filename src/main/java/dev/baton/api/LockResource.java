@@ -69,8 +69,8 @@ public class LockResource {
         String id = rules.lcid(lcid);
         rules.body(body);
         return answer(coordinator.complete(tenant, id, rules.token(body.token()),
-                rules.completions(body.requestId(), body.result(), body.completed()), body.completed() != null,
-                rules.take(body.take(), 0)));
+                rules.completions(body.requestId(), body.result(), body.completed()),
+                rules.namesBatch(body.completed()), rules.take(body.take(), 0)));
     }
 
     @POST

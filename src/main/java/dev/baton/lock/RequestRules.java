@@ -151,6 +151,11 @@ public class RequestRules {
         return completions;
     }
 
+    /** Whether a complete names a batch ({@code completed}) rather than one requestId (v1). */
+    public boolean namesBatch(List<? extends Completion> completed) {
+        return completed != null && !completed.isEmpty();
+    }
+
     /** One entry of a complete's {@code completed} list, as the API read it. */
     public interface Completion {
         String requestId();

@@ -5,6 +5,7 @@ import static dev.baton.testing.Api.acquire;
 import static dev.baton.testing.Api.client;
 import static dev.baton.testing.Api.complete;
 import static dev.baton.testing.Api.fields;
+import static dev.baton.testing.Api.heartbeat;
 import static dev.baton.testing.Api.lock;
 import static dev.baton.testing.Api.request;
 import static dev.baton.testing.Api.unique;
@@ -199,6 +200,43 @@ class BatchHandoffScenariosTest {
                 .body("status", equalTo("NEXT")).extract().jsonPath();
         assertThat(rescue.getList("requests.requestId")).containsExactly("r1", "r2", "r3", "r4", "x");
         assertThat(rescue.getList("requests.attempt")).containsExactly(2, 2, 2, 1, 1);
+    }
+
+    @Test
+    void given_a_rescue_that_handed_out_a_batch_when_the_acquire_is_retried_then_the_same_batch_comes_back() {
+        String lcid = unique("order");
+        String token = queueBehindHolder(lcid, 3);
+        abort(lcid, fields("token", token, "requestId", "r0")).then().statusCode(200);
+
+        Map<String, Object> rescue = fields("requestId", "x", "take", 3);
+        JsonPath first = acquire(lcid, rescue).then().statusCode(200).extract().jsonPath();
+        JsonPath again = acquire(lcid, rescue).then().statusCode(200).extract().jsonPath();
+
+        assertThat(first.getList("requests.requestId")).containsExactly("r1", "r2", "r3");
+        assertThat(again.getList("requests.requestId")).containsExactly("r1", "r2", "r3");
+        assertThat(again.getString("token")).isEqualTo(first.getString("token"));
+        assertThat(again.getLong("fence")).isEqualTo(first.getLong("fence"));
+        request(lcid, "x").then().body("state", equalTo("QUEUED")).body("position", equalTo(1));
+        // The batch's lease is renewed as one.
+        heartbeat(lcid, fields("token", first.getString("token"), "leaseMs", 60000)).then().statusCode(200)
+                .body("leaseMs", equalTo(60000));
+        assertThat(lock(lcid).getLong("leaseRemainingMs")).isGreaterThan(50000);
+    }
+
+    @Test
+    void given_a_wait_holder_when_it_completes_with_take_3_then_it_is_handed_the_handoff_requests_as_a_batch() {
+        String lcid = unique("order");
+        String token = acquire(lcid, fields("requestId", "w", "mode", "wait")).then().statusCode(200)
+                .extract().path("token");
+        for (int i = 1; i <= 4; i++) {
+            acquire(lcid, "h" + i).then().statusCode(202);
+        }
+
+        JsonPath next = complete(lcid, fields("token", token, "requestId", "w", "take", 3)).then().statusCode(200)
+                .body("status", equalTo("NEXT")).extract().jsonPath();
+
+        assertThat(next.getList("requests.requestId")).containsExactly("h1", "h2", "h3");
+        request(lcid, "w").then().body("state", equalTo("DONE"));
     }
 
     @Test
