@@ -32,7 +32,7 @@ local reply
 local m = get_meta(rid)
 
 if token ~= '' then
-  local l = live_lock(now)
+  local l = live_lock(now, HOLDER_FIELDS)
   local active = l and l.token == token and active_rids(l)
   if active and m and contains(active, rid) then
     -- Any request of a batch stands for the whole batch. Requeued last first, so that the batch
@@ -67,7 +67,7 @@ if token ~= '' then
 elseif not m then
   reply = { 'NOT_FOUND' }
 elseif m.s == 'QUEUED' then
-  redis.call('LREM', K_QUEUE, 1, rid)
+  redis.call('LREM', K_QUEUE, '1', rid)
   m.by = 'waiter'
   m.why = reason ~= '' and reason or 'withdrawn'
   finish(rid, m, 'ABORTED', now, keep)

@@ -89,7 +89,7 @@ else
     put_meta(rid, m)
     redis.call('RPUSH', K_QUEUE, rid)
   end
-  local head = redis.call('LINDEX', K_QUEUE, 0)
+  local head = redis.call('LINDEX', K_QUEUE, '0')
   local hm = get_meta(head)
   if is_wait(hm) then
     redis.call('LPOP', K_QUEUE)
@@ -112,7 +112,7 @@ end
 
 -- After a grant the lcid is busy; with a live holder it was busy and still is: no TTL to change.
 if reply[1] == 'ACQUIRED' or reply[1] == 'NEXT' then
-  if was_idle then persist_busy() end
+  if was_idle then persist_busy(true) end
 elseif not l then
   touch(idle, now, was_idle)
 end

@@ -34,7 +34,7 @@ end
 local now, now_us = clock()
 prune(now)
 
-local l = live_lock(now)
+local l = live_lock(now, HOLDER_FIELDS)
 local active = l and l.token == token and active_rids(l)
 
 -- The metas of the named requests when they are exactly the active ones (the service refuses a
@@ -78,8 +78,7 @@ if metas then
     m.tok, m.nx = token, rids and rids[1] or ''
     if #names > 1 then m.bn = #names end
     if not rids then m.pend, m.pt = pending, passed end
-    if results[r] ~= '' then redis.call('HSET', K_REQS, 'r:' .. r, results[r]) end
-    finish(r, m, 'DONE', now, keep)
+    finish(r, m, 'DONE', now, keep, results[r] ~= '' and results[r] or nil)
   end
   if rids then
     -- Handoff: same token, new fence, fresh lease; the lock is never free in between.

@@ -12,7 +12,7 @@
 local token, lease_arg = ARGV[1], ARGV[2]
 local now, now_us = clock()
 
-local l = live_lock(now)
+local l = live_lock(now, HOLDER_FIELDS)
 if not l or l.token ~= token then return with_stats({ 'LOCK_LOST' }) end
 local lease = tonumber(l.lease)
 if lease_arg ~= '' then lease = tonumber(lease_arg) end

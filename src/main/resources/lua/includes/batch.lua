@@ -12,7 +12,7 @@
 -- Answers their requestIds in queue order, their metas by requestId, and the fence; nil when
 -- the head is a wait request or the queue is empty, and then whether it is empty.
 local function take_batch(n, now, now_us)
-  local heads = redis.call('LRANGE', K_QUEUE, 0, n - 1)
+  local heads = redis.call('LRANGE', K_QUEUE, '0', num(n - 1))
   local rids, metas = {}, {}
   for _, rid in ipairs(heads) do
     local m = get_meta(rid)

@@ -1,17 +1,24 @@
 -- Idle lcids expire; busy ones never do.
 --- @include "includes/keys"
+--- @include "includes/clock"
 
 -- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
 -- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
 local function expire_idle(idle, now)
   local ttl = idle
-  local last = redis.call('ZRANGE', K_PURGE, -1, -1, 'WITHSCORES')
+  local last = redis.call('ZRANGE', K_PURGE, '-1', '-1', 'WITHSCORES')
   if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
-  for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  local ttl_s = num(ttl)
+  redis.call('PEXPIRE', K_REQS, ttl_s)
+  redis.call('PEXPIRE', K_FENCE, ttl_s)
+  redis.call('PEXPIRE', K_PURGE, ttl_s)
 end
 
-local function persist_busy()
-  for i = 3, 5 do redis.call('PERSIST', KEYS[i]) end
+-- fence_drawn: a fence was drawn in this script, whose SET already took the fence key's TTL away.
+local function persist_busy(fence_drawn)
+  redis.call('PERSIST', K_REQS)
+  if not fence_drawn then redis.call('PERSIST', K_FENCE) end
+  redis.call('PERSIST', K_PURGE)
 end
 
 -- After a state change: was_idle says whether the lcid was idle before it (nil: not known).

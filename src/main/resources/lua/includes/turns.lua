@@ -49,7 +49,7 @@ local function pass_on(token, now, now_us, pickup, empty)
     redis.call('DEL', K_LOCK)
     return 0, false
   end
-  local head = redis.call('LINDEX', K_QUEUE, 0)
+  local head = redis.call('LINDEX', K_QUEUE, '0')
   if head then
     local hm = get_meta(head)
     if is_wait(hm) then

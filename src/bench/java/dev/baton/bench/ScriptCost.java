@@ -21,6 +21,10 @@ import io.vertx.redis.client.Response;
  * Needs a Redis to spare: it writes bench keys, which expire within a minute.
  *
  * <pre>./mvnw -q test-compile exec:java -Dbench.main=dev.baton.bench.ScriptCost -Dexec.args="--port=6379 --cycles=5000 --runs=6"</pre>
+ *
+ * {@code --print-script=FILE} only writes that EVAL's script (ARGV: cycles, key prefix) to FILE:
+ * {@code bench/script-instructions} runs it on a redis-server under valgrind and counts the
+ * instructions per cycle, a figure that, unlike wall time, a noisy shared host does not move.
  */
 public final class ScriptCost {
 
@@ -35,6 +39,11 @@ public final class ScriptCost {
         int cycles = 5000;
         int runs = 6;
         for (String arg : args) {
+            if (arg.startsWith("--print-script=")) {
+                java.nio.file.Files.writeString(java.nio.file.Path.of(arg.substring("--print-script=".length())),
+                        cycleScript());
+                return;
+            }
             String value = arg.substring(arg.indexOf('=') + 1);
             if (arg.startsWith("--port=")) {
                 port = Integer.parseInt(value);
@@ -43,7 +52,7 @@ public final class ScriptCost {
             } else if (arg.startsWith("--runs=")) {
                 runs = Integer.parseInt(value);
             } else {
-                throw new IllegalArgumentException("unknown argument " + arg + " (--port= --cycles= --runs=)");
+                throw new IllegalArgumentException("unknown argument " + arg + " (--port= --cycles= --runs= | --print-script=FILE)");
             }
         }
         Vertx vertx = Vertx.vertx();
