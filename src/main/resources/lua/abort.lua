@@ -78,5 +78,5 @@ else
   reply = { 'NOT_QUEUED', m.s, tostring(m.a) }
 end
 
-touch(idle, now)
+touch(idle, now, now_us)
 return with_stats(reply)

@@ -114,6 +114,6 @@ end
 if reply[1] == 'ACQUIRED' or reply[1] == 'NEXT' then
   if was_idle then persist_busy(true) end
 elseif not l then
-  touch(idle, now, was_idle)
+  touch(idle, now, now_us, was_idle)
 end
 return with_stats(reply)

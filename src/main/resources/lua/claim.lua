@@ -49,5 +49,5 @@ else
   end
 end
 
-touch(idle, now)
+touch(idle, now, now_us)
 return with_stats(reply)

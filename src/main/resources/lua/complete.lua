@@ -86,7 +86,7 @@ if metas then
       batch_field(rids)), next_metas)
   else
     -- No holder, empty queue: the lcid is idle now.
-    if not passed and pending == 0 then expire_idle(idle, now) end
+    if not passed and pending == 0 then expire_idle(idle, now, now_us) end
     reply = { 'RELEASED', pending, passed }
   end
 else

@@ -11,6 +11,7 @@
 --- @include "includes/lock"
 --- @include "includes/claim_index"
 --- @include "includes/expiry"
+--- @include "includes/busy_index"
 local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now, now_us = clock()
 prune(now)
@@ -36,9 +37,10 @@ else
     local l = live_lock(now)
     -- No live holder to hand it to: make it claimable.
     index_hint(l and tonumber(l.exp) or now, now_us)
+    if not l and qlen == 1 then busy_hint(now, now_us) end
     reply = { 'QUEUED', qlen, qlen }
   end
 end
 
-touch(idle, now)
+touch(idle, now, now_us)
 return with_stats(reply)

@@ -1,10 +1,12 @@
 -- Idle lcids expire; busy ones never do.
 --- @include "includes/keys"
 --- @include "includes/clock"
+--- @include "includes/busy_index"
 
 -- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
 -- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
-local function expire_idle(idle, now)
+local function expire_idle(idle, now, now_us)
+  busy_hint(0, now_us)
   local ttl = idle
   local last = redis.call('ZRANGE', K_PURGE, '-1', '-1', 'WITHSCORES')
   if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
@@ -23,9 +25,9 @@ end
 
 -- After a state change: was_idle says whether the lcid was idle before it (nil: not known).
 -- A busy lcid that stays busy has no TTL to change.
-local function touch(idle, now, was_idle)
+local function touch(idle, now, now_us, was_idle)
   if redis.call('EXISTS', K_LOCK) == 0 and redis.call('LLEN', K_QUEUE) == 0 then
-    expire_idle(idle, now)
+    expire_idle(idle, now, now_us)
   elseif was_idle ~= false then
     persist_busy()
   end

@@ -3,21 +3,30 @@
 --- @include "includes/clock"
 --- @include "includes/requests"
 --- @include "includes/claim_index"
+--- @include "includes/busy_index"
 
 -- Answers the lock as read_lock would now read it, so replies need no second read.
 -- acq_rid: the requestId whose acquire is granted this lock ('' for handoffs and claims), so a
 -- retry of that acquire gets the same answer. pk: '0' for a wait request's turn that its
 -- submitter has not picked up yet (lease = the pick-up window), else '1'. batch: the requestIds of
 -- a batch of more than one, comma-separated, rid first (includes/lock.lua active_rids); '' or nil
--- for one request. Always written, so a handoff never inherits the previous holder's batch.
+-- for one request. Always written, so a handoff never inherits the previous holder's batch. A new
+-- holder (any grant but a handoff) also gets hs, when it got the lock (ms): how long it has held it.
 local function grant(token, rid, fence, now, now_us, lease, acq_rid, via, pk, batch)
   local l = { token = token, rid = rid, fence = num(fence), exp = num(now + lease), lease = tostring(lease),
     acq_rid = acq_rid, via = via, pk = pk or '1', b = batch or '' }
-  redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
-    'exp', l.exp, 'lease', l.lease, 'acq_rid', acq_rid, 'via', via, 'pk', l.pk, 'b', l.b)
-  -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index. A
-  -- handoff keeps the earlier hint, which is harmless: too early only costs the claim a look.
-  if via ~= 'complete' then index_hint(now + lease, now_us) end
+  if via == 'complete' then
+    -- A handoff: the same holder, so the lock keeps hs, when that holder got it.
+    redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
+      'exp', l.exp, 'lease', l.lease, 'acq_rid', acq_rid, 'via', via, 'pk', l.pk, 'b', l.b)
+  else
+    redis.call('HSET', K_LOCK, 'token', token, 'rid', rid, 'fence', l.fence,
+      'exp', l.exp, 'lease', l.lease, 'acq_rid', acq_rid, 'via', via, 'pk', l.pk, 'b', l.b, 'hs', num(now))
+    -- If this holder dies, the lcid needs rescue when its lease ends: tell the claim index. A
+    -- handoff keeps the earlier hint, which is harmless: too early only costs the claim a look.
+    index_hint(now + lease, now_us)
+    busy_hint(now, now_us)
+  end
   return l
 end
 

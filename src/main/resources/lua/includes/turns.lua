@@ -7,6 +7,7 @@
 --- @include "includes/fence"
 --- @include "includes/grant"
 --- @include "includes/claim_index"
+--- @include "includes/busy_index"
 
 local function is_wait(m)
   return m ~= nil and m.md == 'w'
@@ -60,6 +61,9 @@ local function pass_on(token, now, now_us, pickup, empty)
   end
   redis.call('DEL', K_LOCK)
   local pending = redis.call('LLEN', K_QUEUE)
-  if pending > 0 then index_hint(now, now_us) end
+  if pending > 0 then
+    index_hint(now, now_us)
+    busy_hint(now, now_us)
+  end
   return pending, false
 end

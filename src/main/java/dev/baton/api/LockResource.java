@@ -1,6 +1,7 @@
 package dev.baton.api;
 
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,6 +15,7 @@ import org.jboss.resteasy.reactive.RestQuery;
 import dev.baton.lock.LockCoordinator;
 import dev.baton.lock.LockView;
 import dev.baton.lock.Outcome;
+import dev.baton.lock.QueueView;
 import dev.baton.lock.RequestRules;
 import dev.baton.lock.RequestView;
 import dev.baton.security.Callers;
@@ -97,6 +99,17 @@ public class LockResource {
     public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId, @RestQuery String waitMs) {
         String tenant = tenant();
         return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId), rules.waitMs(waitMs));
+    }
+
+    /** A page of the queue, head first, for operators (admin key): state, attempt, age, payload on request. */
+    @GET
+    @Path("queue")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<QueueView> queue(@RestPath String lcid, @RestQuery @DefaultValue("0") String offset,
+            @RestQuery @DefaultValue("50") String limit, @RestQuery String payload) {
+        String tenant = callers.admin(identity).tenant();
+        return coordinator.viewQueue(tenant, rules.lcid(lcid), rules.offset(offset), rules.queueLimit(limit),
+                rules.flag("payload", payload));
     }
 
     /** Queues a DEAD request again (operators, after fixing what killed it). */

@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.RestQuery;
 
+import dev.baton.lock.BusyLocks;
 import dev.baton.lock.RequestRules;
 import dev.baton.lock.WorkCoordinator;
 import dev.baton.security.Callers;
@@ -45,6 +46,16 @@ public class WorkResource {
         return coordinator.claim(tenant, leaseMs, take).map(next -> next
                 .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
                 .orElseGet(() -> Response.noContent().build()));
+    }
+
+    /** The tenant's busy lcids, longest held or longest queue first (operators). */
+    @GET
+    @Path("busy-locks")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<BusyLocks> busyLocks(@RestQuery String order, @RestQuery @DefaultValue("0") String offset,
+            @RestQuery @DefaultValue("50") String limit) {
+        String tenant = callers.admin(identity).tenant();
+        return coordinator.busyLocks(tenant, rules.busyOrder(order), rules.offset(offset), rules.busyLimit(limit));
     }
 
     @GET

@@ -93,6 +93,12 @@ public class LockCoordinator {
                 reply -> ScriptReplies.lockView(lcid, reply));
     }
 
+    /** A page of the queue, for operators: not counted as a lock operation in the metrics. */
+    public Uni<QueueView> viewQueue(String tenant, String lcid, int offset, int limit, boolean payloads) {
+        return scripts.peek(tenant, lcid, new ScriptCall.ViewQueue(offset, limit, payloads))
+                .map(reply -> ScriptReplies.queueView(lcid, offset, reply));
+    }
+
     /**
      * With {@code waitMs}, the call is held until the request has ended (DONE, ABORTED, DEAD): its
      * checks mark the request watched, so that its end wakes this call.

@@ -28,6 +28,7 @@ public class RequestRules {
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
     private static final int MAX_REASON_CHARS = 1024;
     private static final int MAX_LIMIT = 1000;
+    private static final int MAX_QUEUE_PAGE = 100;
     /** The largest batch one answer hands over (protocol v1.1 batch handoff). */
     private static final int MAX_TAKE = 100;
     /** The longest long-poll (protocol v1.1), below the usual 60 s of proxies and load balancers. */
@@ -170,15 +171,59 @@ public class RequestRules {
 
     /** A listing size: 1 to 1000. */
     public int limit(String limit) {
+        return integer("limit", limit, 1, MAX_LIMIT);
+    }
+
+    /**
+     * A page of a queue: each entry costs Redis a meta decode inside one script, so a page is kept
+     * to 100, which holds Redis well under a millisecond.
+     */
+    public int queueLimit(String limit) {
+        return integer("limit", limit, 1, MAX_QUEUE_PAGE);
+    }
+
+    /** A page of busy lcids: each is read through its lock view, one short script. */
+    public int busyLimit(String limit) {
+        return integer("limit", limit, 1, MAX_QUEUE_PAGE);
+    }
+
+    /** Where a page starts, from 0. */
+    public int offset(String offset) {
+        return integer("offset", offset, 0, Integer.MAX_VALUE - MAX_QUEUE_PAGE);
+    }
+
+    /** How to order busy lcids: held (the default) or queue. */
+    public BusyOrder busyOrder(String order) {
+        if (order == null || order.equals("held")) {
+            return BusyOrder.HELD;
+        }
+        if (order.equals("queue")) {
+            return BusyOrder.QUEUE;
+        }
+        throw LockProblem.invalid("order", "order must be held or queue");
+    }
+
+    /** A query flag: exactly true or false, absent is false. */
+    public boolean flag(String name, String value) {
+        if (value == null || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true")) {
+            return true;
+        }
+        throw LockProblem.invalid(name, name + " must be true or false");
+    }
+
+    private static int integer(String name, String value, int min, int max) {
         try {
-            int value = Integer.parseInt(limit);
-            if (value >= 1 && value <= MAX_LIMIT) {
-                return value;
+            int parsed = Integer.parseInt(value);
+            if (parsed >= min && parsed <= max) {
+                return parsed;
             }
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw LockProblem.invalid("limit", "limit must be an integer from 1 to " + MAX_LIMIT);
+        throw LockProblem.invalid(name, name + " must be an integer from " + min + " to " + max);
     }
 
     public String reason(String reason) {

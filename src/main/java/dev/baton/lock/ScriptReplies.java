@@ -47,8 +47,10 @@ final class ScriptReplies {
 
     static LockView lockView(String lcid, Reply reply) {
         String fence = text(reply, 1);
+        String heldFor = text(reply, 6);
         return new LockView(lcid, number(reply, 0) == 1, fence == null ? null : Long.parseLong(fence),
-                text(reply, 2), number(reply, 3), (int) number(reply, 4), texts(reply.array(5)));
+                text(reply, 2), number(reply, 3), (int) number(reply, 4), texts(reply.array(5)),
+                heldFor == null ? null : Long.valueOf(heldFor));
     }
 
     private static List<String> texts(Reply array) {
@@ -72,6 +74,22 @@ final class ScriptReplies {
         return new RequestView(lcid, requestId, RequestState.valueOf(text(reply, 1)),
                 position == null ? null : Integer.valueOf(position), (int) number(reply, 2),
                 fence == null ? null : Long.valueOf(fence), text(reply, 5), text(reply, 6));
+    }
+
+    /** lua/view_queue.lua's page, starting at {@code offset}. */
+    static QueueView queueView(String lcid, int offset, Reply reply) {
+        long now = Long.parseLong(text(reply, 1));
+        Reply items = reply.array(2);
+        List<QueueView.QueuedRequest> list = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            Reply item = items.array(i);
+            String queuedAt = item.text(4);
+            list.add(new QueueView.QueuedRequest(item.text(0), offset + i + 1, RequestState.valueOf(item.text(1)),
+                    (int) item.number(2), "w".equals(item.text(3)) ? "wait" : "handoff",
+                    queuedAt == null ? null : Math.max(0, now - Long.parseLong(queuedAt)), item.text(5),
+                    item.text(6)));
+        }
+        return new QueueView(lcid, (int) number(reply, 0), offset, List.copyOf(list));
     }
 
     /** What the claim script found on one lcid. */

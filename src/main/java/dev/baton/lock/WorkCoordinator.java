@@ -1,6 +1,7 @@
 package dev.baton.lock;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,6 +20,9 @@ import io.smallrye.mutiny.Uni;
  */
 @ApplicationScoped
 public class WorkCoordinator {
+
+    /** How many busy lcids a listing by queue length reads at most to rank them. */
+    public static final int QUEUE_RANKING_BOUND = 1000;
 
     private final LcidScripts scripts;
     private final TokenGenerator tokens;
@@ -83,6 +87,46 @@ public class WorkCoordinator {
             return index.dropClaim(tenant, entry.member(), idle.indexVersion());
         }
         return Uni.createFrom().voidItem();
+    }
+
+    /**
+     * A page of the tenant's busy lcids, each read now through its lock view; entries of the busy
+     * index that turn out idle are dropped from it and from the page (a page may come out short).
+     * By queue length, the {@link #QUEUE_RANKING_BOUND} longest-held busy lcids are read and
+     * ranked: the index is ordered by holder age only, and a bound keeps one listing's cost on
+     * Redis fixed whatever the number of busy lcids.
+     */
+    public Uni<BusyLocks> busyLocks(String tenant, BusyOrder order, int offset, int limit) {
+        Uni<List<IndexStore.Entry>> entries = order == BusyOrder.HELD ? index.busy(tenant, offset, limit)
+                : index.busy(tenant, 0, QUEUE_RANKING_BOUND);
+        return Uni.combine().all().unis(entries.chain(page -> busyViews(tenant, page)), index.busyCount(tenant))
+                .asTuple().map(read -> {
+                    List<LockView> views = read.getItem1();
+                    if (order == BusyOrder.HELD) {
+                        return new BusyLocks(order, offset, read.getItem2(), null, views);
+                    }
+                    List<LockView> ranked = views.stream()
+                            .sorted(Comparator.comparingInt(LockView::queueLength).reversed()).toList();
+                    return new BusyLocks(order, offset, read.getItem2(), views.size(),
+                            ranked.subList(Math.min(offset, ranked.size()), Math.min(offset + limit, ranked.size())));
+                });
+    }
+
+    private Uni<List<LockView>> busyViews(String tenant, List<IndexStore.Entry> entries) {
+        if (entries.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        List<Uni<LockView>> reads = new ArrayList<>();
+        for (IndexStore.Entry entry : entries) {
+            reads.add(scripts.peek(tenant, entry.member(), new ScriptCall.ViewLock())
+                    .map(reply -> ScriptReplies.lockView(entry.member(), reply))
+                    .call(view -> busy(view) ? Uni.createFrom().voidItem() : index.dropBusyIfUnchanged(tenant, entry)));
+        }
+        return Uni.join().all(reads).andFailFast().map(views -> views.stream().filter(WorkCoordinator::busy).toList());
+    }
+
+    private static boolean busy(LockView view) {
+        return view.held() || view.queueLength() > 0;
     }
 
     /** The tenant's newest DEAD requests, each checked against its lcid; stale entries are dropped. */

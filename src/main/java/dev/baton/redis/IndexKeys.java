@@ -23,6 +23,19 @@ public final class IndexKeys {
         return "{" + claimable(tenant) + "}:versions";
     }
 
+    /**
+     * Busy lcids (a holder, or queued work), scored by since when (ms, Redis clock) their holder
+     * has held the lock, or they have had work and no holder: for operators (GET /v1/busy-locks).
+     */
+    public static String busy(String tenant) {
+        return "baton:" + tenant + ":busy";
+    }
+
+    /** The busy index's entry versions; same slot as {@link #busy}, as for the claim index. */
+    public static String busyVersions(String tenant) {
+        return "{" + busy(tenant) + "}:versions";
+    }
+
     /** DEAD requests as {@link #deadMember} entries, scored by when they died (ms, Redis clock). */
     public static String dead(String tenant) {
         return "baton:" + tenant + ":dead";

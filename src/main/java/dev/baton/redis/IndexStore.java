@@ -23,8 +23,27 @@ public class IndexStore {
     public record Entry(String member, long score) {
     }
 
+    /** A hint for an lcid's entry in an index: its score, as of the lcid's {@code version}. */
+    sealed interface Hint permits ClaimHint, BusyHint {
+        String lcid();
+
+        long score();
+
+        long version();
+    }
+
     /** Look at {@code lcid} at {@code at} (ms, Redis clock), as of the lcid's index {@code version}. */
-    public record ClaimHint(String lcid, long at, long version) {
+    public record ClaimHint(String lcid, long at, long version) implements Hint {
+        public long score() {
+            return at;
+        }
+    }
+
+    /** {@code lcid}'s holder has held it since {@code since} (ms, Redis clock; 0: it turned idle), as of {@code version}. */
+    public record BusyHint(String lcid, long since, long version) implements Hint {
+        public long score() {
+            return since;
+        }
     }
 
     /** A DEAD request as the dead-letter index lists it. */
@@ -39,13 +58,7 @@ public class IndexStore {
 
     /** Writes each hint unless the index already holds a newer one for that lcid (lua/claim_index_set.lua). */
     public Uni<Void> setClaimHints(String tenant, Collection<ClaimHint> hints) {
-        List<String> args = new ArrayList<>(hints.size() * 3);
-        for (ClaimHint hint : hints) {
-            args.add(hint.lcid());
-            args.add(Long.toString(hint.at()));
-            args.add(Long.toString(hint.version()));
-        }
-        return redis.run(LuaScript.CLAIM_INDEX_SET, claimIndex(tenant), args).replaceWithVoid();
+        return setHints(LuaScript.CLAIM_INDEX_SET, claimIndex(tenant), hints);
     }
 
     /** Forgets an idle lcid, unless a hint newer than {@code version} came meanwhile. */
@@ -58,6 +71,38 @@ public class IndexStore {
     public Uni<List<Entry>> dueClaims(String tenant, int limit) {
         return redis.runRaw(LuaScript.INDEX_DUE, List.of(IndexKeys.claimable(tenant)),
                 List.of(Integer.toString(limit))).map(IndexStore::entries);
+    }
+
+    /** Writes each busy-index hint unless the index holds a newer one for that lcid (lua/busy_index_set.lua). */
+    public Uni<Void> setBusyHints(String tenant, Collection<BusyHint> hints) {
+        return setHints(LuaScript.BUSY_INDEX_SET, busyIndex(tenant), hints);
+    }
+
+    /** One script call for a batch of hints, as triples lcid, score, version. */
+    private Uni<Void> setHints(LuaScript script, List<String> keys, Collection<? extends Hint> hints) {
+        List<String> args = new ArrayList<>(hints.size() * 3);
+        for (Hint hint : hints) {
+            args.add(hint.lcid());
+            args.add(Long.toString(hint.score()));
+            args.add(Long.toString(hint.version()));
+        }
+        return redis.run(script, keys, args).replaceWithVoid();
+    }
+
+    /** Busy-index entries from {@code offset}, longest held first. */
+    public Uni<List<Entry>> busy(String tenant, int offset, int limit) {
+        return redis.call(Command.ZRANGE, IndexKeys.busy(tenant), Integer.toString(offset),
+                Integer.toString(offset + limit - 1), "WITHSCORES").map(IndexStore::entries);
+    }
+
+    public Uni<Long> busyCount(String tenant) {
+        return redis.call(Command.ZCARD, IndexKeys.busy(tenant)).map(Response::toLong);
+    }
+
+    /** Drops an entry a listing found idle, unless it was re-scored since (lua/busy_index_drop.lua). */
+    public Uni<Void> dropBusyIfUnchanged(String tenant, Entry entry) {
+        return redis.run(LuaScript.BUSY_INDEX_DROP, busyIndex(tenant),
+                List.of(entry.member(), Long.toString(entry.score()))).replaceWithVoid();
     }
 
     public Uni<Void> addDead(String tenant, String lcid, String requestId) {
@@ -90,6 +135,10 @@ public class IndexStore {
     public Uni<Void> dropDeadOlderThan(String tenant, long retentionMs) {
         return redis.run(LuaScript.INDEX_DROP_OLDER, List.of(IndexKeys.dead(tenant)),
                 List.of(Long.toString(retentionMs))).replaceWithVoid();
+    }
+
+    private static List<String> busyIndex(String tenant) {
+        return List.of(IndexKeys.busy(tenant), IndexKeys.busyVersions(tenant));
     }
 
     private static List<String> claimIndex(String tenant) {

@@ -22,6 +22,9 @@ public enum LuaScript {
     /** Writes only a watch mark, a hint that needs no replica's acknowledgement. */
     WATCH_REQUEST("watch_request", false, false),
     VIEW_DEAD("view_dead", false, false),
+    VIEW_QUEUE("view_queue", false, false),
+    BUSY_INDEX_SET("busy_index_set", false, true),
+    BUSY_INDEX_DROP("busy_index_drop", false, true),
     INDEX_DUE("index_due", false, false),
     INDEX_REMOVE_IF("index_remove_if", false, true),
     INDEX_ADD_NOW("index_add_now", false, true),

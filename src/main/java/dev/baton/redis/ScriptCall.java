@@ -190,6 +190,17 @@ public sealed interface ScriptCall {
         }
     }
 
+    /** lua/view_queue.lua: {@code limit} queued requests from position {@code offset} (from 0). */
+    record ViewQueue(int offset, int limit, boolean payloads) implements ScriptCall {
+        public LuaScript script() {
+            return LuaScript.VIEW_QUEUE;
+        }
+
+        public List<String> argv() {
+            return List.of(Integer.toString(offset), Integer.toString(limit), payloads ? "1" : "0");
+        }
+    }
+
     private static String orNone(String value) {
         return value == null ? "" : value;
     }

@@ -9,12 +9,14 @@ import java.util.List;
  * request it activated had waited, how long the request it completed was held (-1 when not
  * applicable), when the lcid should be looked at by claims (-1: no hint) and that hint's version
  * (newer versions win in the claim index, whatever order hints arrive in), and the requests it
- * declared DEAD, and how many wait-mode turns it ended unclaimed (PICKUP_TIMEOUT).
+ * declared DEAD, and how many wait-mode turns it ended unclaimed (PICKUP_TIMEOUT); for the busy
+ * index: since when (ms) the lcid's new holder has held it, or it has had work and no holder, 0
+ * when it turned idle, -1 when its holder did not change, and that hint's version.
  */
 public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs, long claimIndexAt,
-        long claimIndexVersion, List<String> deadRequestIds, int pickupTimeouts) {
+        long claimIndexVersion, List<String> deadRequestIds, int pickupTimeouts, long busySince, long busyVersion) {
 
-    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, List.of(), 0);
+    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, List.of(), 0, -1, -1);
 
     /** The statistics tail of a state-changing script's reply. */
     static ScriptStats of(Reply reply) {
@@ -24,9 +26,11 @@ public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs,
         }
         String indexVersion = tail.text(6);
         String dead = tail.text(5);
+        String busyVersion = tail.text(9);
         return new ScriptStats((int) tail.number(0), (int) tail.number(1), tail.number(2), tail.number(3),
                 tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion),
                 dead == null ? List.of() : List.of(dead.split(",")),
-                (int) tail.number(7));
+                (int) tail.number(7), busyVersion == null ? -1 : tail.number(8),
+                busyVersion == null ? -1 : Long.parseLong(busyVersion));
     }
 }

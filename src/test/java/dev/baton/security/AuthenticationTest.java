@@ -66,7 +66,10 @@ class AuthenticationTest {
                 .contentType("application/problem+json").body("code", equalTo("FORBIDDEN"));
         client().auth().oauth2(AuthEnabledProfile.KEY_A).post("/v1/locks/{l}/requests/{r}/retry", "order", "x")
                 .then().statusCode(403);
+        client().auth().oauth2(AuthEnabledProfile.KEY_A).get("/v1/locks/{l}/queue", "order").then().statusCode(403)
+                .contentType("application/problem+json").body("code", equalTo("FORBIDDEN"));
         client().auth().oauth2(AuthEnabledProfile.ADMIN_KEY_A).get("/v1/dead-letters").then().statusCode(200);
+        client().auth().oauth2(AuthEnabledProfile.ADMIN_KEY_A).get("/v1/locks/{l}/queue", "order").then().statusCode(200);
     }
 
     @Test
