@@ -252,20 +252,44 @@ public final class Benchmark {
 
     private Result uncontended(int clients, long forSeconds) throws Exception {
         HttpClient http = http(clients);
-        ConcurrentHistogram latency = histogram();
-        begin();
-        AtomicLong cycles = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        long scenario = scenarioRuns.incrementAndGet();
-        double took = closedLoops(clients, forSeconds, (c, done) -> {
-            String lcid = "bench-" + run + "-u" + scenario + "-" + c;
-            cycles(n -> httpCycle(http, lcid, n), 0, deadline, latency, cycles, errors, done);
+        Result result = cycleScenario("uncontended acquire->complete", clients, forSeconds, (loops, c, done) -> {
+            String lcid = "bench-" + run + "-u" + loops.scenario() + "-" + c;
+            loops.run(n -> httpCycle(http, lcid, n), done);
         });
         http.close();
         System.err.printf("uncontended with %d clients done%n", clients);
-        return result("uncontended acquire->complete", clients, "cycles/s", latency, cycles.get(), errors.get(),
-                took);
+        return result;
+    }
+
+    /** What each closed loop of a cycle scenario gets: its scenario's number and the loop runner. */
+    private record Loops(long scenario, long deadline, ConcurrentHistogram latency, AtomicLong cycles,
+            AtomicLong errors) {
+
+        /** Runs {@code cycle} 0, 1, 2, ... until the deadline, then completes {@code done}. */
+        void run(Function<Long, Future<Boolean>> cycle, CompletableFuture<Void> done) {
+            Benchmark.cycles(cycle, 0, deadline, latency, cycles, errors, done);
+        }
+
+        /** A loop that could not start: one error, and it is done. */
+        void fail(CompletableFuture<Void> done) {
+            errors.incrementAndGet();
+            done.complete(null);
+        }
+    }
+
+    /** Starts one closed loop of a cycle scenario: client {@code c}, which completes {@code done} when it stops. */
+    private interface CycleClient {
+        void start(Loops loops, int c, CompletableFuture<Void> done);
+    }
+
+    /** {@code clients} closed loops of cycles for {@code forSeconds}: cycles/s, latency and CPU as one result. */
+    private Result cycleScenario(String scenario, int clients, long forSeconds, CycleClient client) throws Exception {
+        ConcurrentHistogram latency = histogram();
+        begin();
+        Loops loops = new Loops(scenarioRuns.incrementAndGet(), System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds),
+                latency, new AtomicLong(), new AtomicLong());
+        double took = closedLoops(clients, forSeconds, (c, done) -> client.start(loops, c, done));
+        return result(scenario, clients, "cycles/s", latency, loops.cycles().get(), loops.errors().get(), took);
     }
 
     /** One acquire -> complete cycle over HTTP; true when it ended RELEASED. */
@@ -422,24 +446,18 @@ public final class Benchmark {
     private Result scriptsDirect(int clients, long forSeconds) throws Exception {
         Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl)
                 .setMaxPoolSize(clients).setMaxPoolWaiting(clients * 4));
-        ConcurrentHistogram latency = histogram();
-        begin();
-        AtomicLong cycles = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        long scenario = scenarioRuns.incrementAndGet();
         // Like the service: two shared connections, calls pipelined on them.
         List<RedisConnection> shared = List.of(connect(redis), connect(redis));
         AtomicLong turn = new AtomicLong();
         Function<Request, Future<Response>> send = request -> shared
                 .get((int) (turn.getAndIncrement() % shared.size())).send(request);
-        double took = closedLoops(clients, forSeconds, (c, done) -> {
-            LockKeys keys = LockKeys.of("default", "bench-" + run + "-direct" + scenario + "-" + c);
-            cycles(n -> scriptCycle(send, keys, n), 0, deadline, latency, cycles, errors, done);
-        });
+        Result result = cycleScenario("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, forSeconds,
+                (loops, c, done) -> {
+                    LockKeys keys = LockKeys.of("default", "bench-" + run + "-direct" + loops.scenario() + "-" + c);
+                    loops.run(n -> scriptCycle(send, keys, n), done);
+                });
         redis.close();
-        return result("scripts on Redis, no HTTP (acquire.lua+complete.lua)", clients, "cycles/s", latency,
-                cycles.get(), errors.get(), took);
+        return result;
     }
 
     private static RedisConnection connect(Redis redis) throws Exception {
@@ -489,31 +507,25 @@ public final class Benchmark {
         java.net.URI url = java.net.URI.create(etcdUrl);
         HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
                 .setDefaultHost(url.getHost()).setDefaultPort(url.getPort()), new PoolOptions().setHttp1MaxSize(clients));
-        ConcurrentHistogram latency = histogram();
-        begin();
-        AtomicLong cycles = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        long scenario = scenarioRuns.incrementAndGet();
-        double took = closedLoops(clients, forSeconds, (c, done) -> {
-            String name = base64("bench-" + run + "-e" + scenario + "-" + c);
-            post(http, "/v3/lease/grant", "{\"TTL\":30}").onComplete(lease -> {
-                if (lease.failed()) {
-                    System.err.println("etcd lease: " + lease.cause());
-                    errors.incrementAndGet();
-                    done.complete(null);
-                    return;
-                }
-                String leaseId = lease.result().get("ID").asText();
-                cycles(n -> post(http, "/v3/lock/lock", "{\"name\":\"" + name + "\",\"lease\":\"" + leaseId + "\"}")
-                        .compose(locked -> post(http, "/v3/lock/unlock",
-                                "{\"key\":\"" + locked.get("key").asText() + "\"}"))
-                        .map(unlocked -> true), 0, deadline, latency, cycles, errors, done);
-            });
-        });
+        Result result = cycleScenario("etcd lock API (lease, lock, unlock), one name per client", clients, forSeconds,
+                (loops, c, done) -> {
+                    String name = base64("bench-" + run + "-e" + loops.scenario() + "-" + c);
+                    post(http, "/v3/lease/grant", "{\"TTL\":30}").onComplete(lease -> {
+                        if (lease.failed()) {
+                            System.err.println("etcd lease: " + lease.cause());
+                            loops.fail(done);
+                            return;
+                        }
+                        String leaseId = lease.result().get("ID").asText();
+                        loops.run(n -> post(http, "/v3/lock/lock",
+                                "{\"name\":\"" + name + "\",\"lease\":\"" + leaseId + "\"}")
+                                .compose(locked -> post(http, "/v3/lock/unlock",
+                                        "{\"key\":\"" + locked.get("key").asText() + "\"}"))
+                                .map(unlocked -> true), done);
+                    });
+                });
         http.close();
-        return result("etcd lock API (lease, lock, unlock), one name per client", clients, "cycles/s", latency,
-                cycles.get(), errors.get(), took);
+        return result;
     }
 
     private static String base64(String text) {
