@@ -66,7 +66,11 @@ public final class ClaimWorker {
         throw new AssertionError("claims never handed out " + lcid);
     }
 
-    /** Claims and completes until a claim answers 204. */
+    /**
+     * Claims and completes until a claim answers 204: a clean-up of what is claimable now. An lcid
+     * made claimable a moment ago may not be in the claim index yet (its hint lands within the
+     * hint-batch window): to wait for one, use {@link #claimOf} or {@link #drainForOneSecond}.
+     */
     public static List<String> drain() {
         List<String> processed = new ArrayList<>();
         for (int claims = 0; claims < 500; claims++) {
