@@ -17,6 +17,8 @@ if not l or l.token ~= token then return with_stats({ 'LOCK_LOST' }) end
 local lease = tonumber(l.lease)
 if lease_arg ~= '' then lease = tonumber(lease_arg) end
 local was_exp = tonumber(l.exp)
+-- How far into its lease the holder renews it, so the service can tell holders that cut it fine.
+stats.renewed_after, stats.renewed_lease = now - (was_exp - tonumber(l.lease)), tonumber(l.lease)
 l.exp, l.lease = num(now + lease), tostring(lease)
 redis.call('HSET', K_LOCK, 'exp', l.exp, 'lease', l.lease)
 -- A longer lease leaves the claim index early, which is harmless; a shorter one must tell it, or

@@ -12,6 +12,8 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+
 import dev.baton.lock.LockCoordinator;
 import dev.baton.lock.LockView;
 import dev.baton.lock.Outcome;
@@ -35,12 +37,15 @@ public class LockResource {
     private final RequestRules rules;
     private final Callers callers;
     private final SecurityIdentity identity;
+    private final NoBody noBody;
 
-    public LockResource(LockCoordinator coordinator, RequestRules rules, Callers callers, SecurityIdentity identity) {
+    public LockResource(LockCoordinator coordinator, RequestRules rules, Callers callers, SecurityIdentity identity,
+            NoBody noBody) {
         this.coordinator = coordinator;
         this.rules = rules;
         this.callers = callers;
         this.identity = identity;
+        this.noBody = noBody;
     }
 
     @POST
@@ -116,8 +121,10 @@ public class LockResource {
     @POST
     @Path("requests/{requestId}/retry")
     @Consumes(MediaType.WILDCARD)
-    public Uni<Response> retry(@RestPath String lcid, @RestPath String requestId) {
+    public Uni<Response> retry(@RestPath String lcid, @RestPath String requestId, String body)
+            throws JsonProcessingException {
         String tenant = callers.admin(identity).tenant();
+        noBody.check(body);
         return answer(coordinator.retry(tenant, rules.lcid(lcid), rules.requestId(requestId)));
     }
 

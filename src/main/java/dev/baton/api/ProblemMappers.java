@@ -10,6 +10,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 
 import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockProblem;
@@ -76,7 +77,10 @@ public class ProblemMappers {
     public Response malformedJson(JsonProcessingException e, UriInfo uri) {
         String field = "body";
         String detail = "the body is not valid JSON";
-        if (e instanceof JsonMappingException mapping) {
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            field = fieldPath(unknown);
+            detail = "unknown field '" + field + "'";
+        } else if (e instanceof JsonMappingException mapping) {
             field = fieldPath(mapping);
             detail = "body".equals(field) ? "the body must be a JSON object with the documented fields"
                     : field + " has the wrong type or form";

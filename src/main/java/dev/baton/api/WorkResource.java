@@ -43,7 +43,8 @@ public class WorkResource {
         String tenant = callers.of(identity).tenant();
         long leaseMs = rules.leaseMs(body == null ? null : body.leaseMs());
         int take = rules.take(body == null ? null : body.take(), 1);
-        return coordinator.claim(tenant, leaseMs, take).map(next -> next
+        String prefix = rules.lcidPrefix(body == null ? null : body.lcidPrefix());
+        return coordinator.claim(tenant, leaseMs, take, prefix).map(next -> next
                 .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
                 .orElseGet(() -> Response.noContent().build()));
     }

@@ -79,6 +79,13 @@ public interface BatonConfig {
         @WithDefault("16")
         int candidates();
 
+        /**
+         * Due index entries a claim with an lcid prefix looks through at most for matching ones:
+         * the index is ordered by time, not name, and the bound keeps one claim's cost fixed.
+         */
+        @WithDefault("1000")
+        int prefixScan();
+
         /** Claim-index hints wait this long to be written together: one write per tenant, not one per grant. */
         @WithDefault("10ms")
         Duration hintBatch();

@@ -49,6 +49,9 @@ class LcidScripts {
                         if (call.script().changesState()) {
                             stats.set(reply.stats());
                             index.record(tenant, lcid, stats.get());
+                            if (stats.get().renewedLate()) {
+                                events.lateHeartbeat(tenant, stats.get().renewedAfterMs(), stats.get().renewedLeaseMs());
+                            }
                         }
                     })
                     .map(parse)

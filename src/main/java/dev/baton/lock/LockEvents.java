@@ -27,6 +27,13 @@ public interface LockEvents {
     void completed(Operation operation, Duration took, Outcome outcome, Throwable failure, ScriptStats stats,
             boolean byHolder);
 
+    /**
+     * A holder renewed its lease after more than half of it had run ({@code afterMs} of
+     * {@code leaseMs}): its heartbeats are too far apart for the lease.
+     */
+    default void lateHeartbeat(String tenant, long afterMs, long leaseMs) {
+    }
+
     /** A long-poll was answered because of a wake-up, {@code took} after the wake-up arrived here. */
     default void longPollWoken(Duration took) {
     }

@@ -47,6 +47,12 @@ public class RequestRules {
         return matching("lcid", lcid, LCID, "1 to 200 of A-Z a-z 0-9 . _ : @ -");
     }
 
+    /** A claim's lcid prefix: absent means any lcid; else 1 to 200 characters an lcid may hold. */
+    public String lcidPrefix(String prefix) {
+        return prefix == null ? null
+                : matching("lcidPrefix", prefix, LCID, "1 to 200 of A-Z a-z 0-9 . _ : @ - (omit it to claim any lcid)");
+    }
+
     public String requestId(String requestId) {
         return matching("requestId", requestId, REQUEST_ID, "1 to 128 of A-Z a-z 0-9 . _ : @ -");
     }

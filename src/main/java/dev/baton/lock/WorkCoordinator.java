@@ -37,13 +37,15 @@ public class WorkCoordinator {
     }
 
     /**
-     * Orphaned work of any lcid of the tenant: the lock of an lcid whose requests wait with no live
-     * holder, as NEXT with up to {@code take} of them, or nothing. Stale index entries are re-scored
-     * or dropped on the way.
+     * Orphaned work of an lcid of the tenant (one that starts with {@code prefix}, unless null):
+     * the lock of an lcid whose requests wait with no live holder, as NEXT with up to {@code take}
+     * of them, or nothing. Stale index entries are re-scored or dropped on the way.
      */
-    public Uni<Optional<Outcome>> claim(String tenant, long leaseMs, int take) {
-        return index.dueClaims(tenant, config.claims().candidates())
-                .chain(candidates -> claimFirst(tenant, candidates, 0, leaseMs, take));
+    public Uni<Optional<Outcome>> claim(String tenant, long leaseMs, int take, String prefix) {
+        int candidates = config.claims().candidates();
+        return (prefix == null ? index.dueClaims(tenant, candidates)
+                : index.dueClaims(tenant, candidates, prefix, config.claims().prefixScan()))
+                .chain(due -> claimFirst(tenant, due, 0, leaseMs, take));
     }
 
     private Uni<Optional<Outcome>> claimFirst(String tenant, List<IndexStore.Entry> candidates, int i, long leaseMs,

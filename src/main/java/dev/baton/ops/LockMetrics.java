@@ -3,8 +3,12 @@ package dev.baton.ops;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
 
 import dev.baton.lock.LockEvents;
 import dev.baton.lock.LockProblem;
@@ -19,10 +23,13 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * Baton's domain metrics. Labels are fixed, small sets: never an lcid or a requestId, so the
- * number of series does not grow with traffic.
+ * number of series does not grow with traffic. Also the one warning about how clients use
+ * leases (late heartbeats), which only the service can see.
  */
 @Singleton
 public class LockMetrics implements LockEvents, BackendEvents {
+
+    private static final Logger LOG = Logger.getLogger(LockMetrics.class);
 
     private final Counter acquireAcquired;
     private final Counter acquireQueued;
@@ -44,6 +51,9 @@ public class LockMetrics implements LockEvents, BackendEvents {
     private final Timer wakeUp;
     private final Counter missedWakeUps;
     private final Counter replicaAckTimeouts;
+    private final Counter lateHeartbeats;
+    /** Once per tenant: a team gets the hint without a log line per heartbeat. */
+    private final Set<String> warnedOfLateHeartbeats = ConcurrentHashMap.newKeySet();
 
     public LockMetrics(MeterRegistry registry) {
         // outcome=rejected: QUEUE_FULL, DUPLICATE_REQUEST or the backend failed; bad input never gets here.
@@ -90,6 +100,20 @@ public class LockMetrics implements LockEvents, BackendEvents {
         replicaAckTimeouts = Counter.builder("baton.replica.ack.timeouts")
                 .description("Writes fewer replicas than baton.backend.replicas-acked confirmed in time (WAIT): answered 503")
                 .register(registry);
+        lateHeartbeats = Counter.builder("baton.late.heartbeats")
+                .description("Heartbeats that renewed a lease after more than half of it had run")
+                .register(registry);
+    }
+
+    @Override
+    public void lateHeartbeat(String tenant, long afterMs, long leaseMs) {
+        lateHeartbeats.increment();
+        if (warnedOfLateHeartbeats.add(tenant)) {
+            LOG.warnf("Tenant %s renews leases late: a heartbeat came %d ms into a lease of %d ms. Heartbeat at most"
+                    + " every lease/3, with a lease that outlasts the Redis stalls you accept (docs/protocol.md,"
+                    + " lease sizing). Said once per tenant; baton_late_heartbeats_total counts every late one.",
+                    tenant, afterMs, leaseMs);
+        }
     }
 
     @Override

@@ -73,6 +73,12 @@ public class IndexStore {
                 List.of(Integer.toString(limit))).map(IndexStore::entries);
     }
 
+    /** Due claim-index entries of lcids that start with {@code prefix}, among the {@code scan} oldest due ones. */
+    public Uni<List<Entry>> dueClaims(String tenant, int limit, String prefix, int scan) {
+        return redis.runRaw(LuaScript.INDEX_DUE, List.of(IndexKeys.claimable(tenant)),
+                List.of(Integer.toString(limit), prefix, Integer.toString(scan))).map(IndexStore::entries);
+    }
+
     /** Writes each busy-index hint unless the index holds a newer one for that lcid (lua/busy_index_set.lua). */
     public Uni<Void> setBusyHints(String tenant, Collection<BusyHint> hints) {
         return setHints(LuaScript.BUSY_INDEX_SET, busyIndex(tenant), hints);

@@ -11,12 +11,22 @@ import java.util.List;
  * (newer versions win in the claim index, whatever order hints arrive in), and the requests it
  * declared DEAD, and how many wait-mode turns it ended unclaimed (PICKUP_TIMEOUT); for the busy
  * index: since when (ms) the lcid's new holder has held it, or it has had work and no holder, 0
- * when it turned idle, -1 when its holder did not change, and that hint's version.
+ * when it turned idle, -1 when its holder did not change, and that hint's version; for a renewed
+ * lease (heartbeat): how long it had run when it was renewed, and its length (-1: none renewed).
  */
 public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs, long claimIndexAt,
-        long claimIndexVersion, List<String> deadRequestIds, int pickupTimeouts, long busySince, long busyVersion) {
+        long claimIndexVersion, List<String> deadRequestIds, int pickupTimeouts, long busySince, long busyVersion,
+        long renewedAfterMs, long renewedLeaseMs) {
 
-    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, List.of(), 0, -1, -1);
+    public static final ScriptStats NONE = new ScriptStats(0, 0, -1, -1, -1, -1, List.of(), 0, -1, -1, -1, -1);
+
+    /**
+     * A lease renewed after more than half of it had run: a holder that heartbeats this late loses
+     * its lock to the first Redis stall or slow network round trip.
+     */
+    public boolean renewedLate() {
+        return renewedLeaseMs > 0 && renewedAfterMs * 2 > renewedLeaseMs;
+    }
 
     /** The statistics tail of a state-changing script's reply. */
     static ScriptStats of(Reply reply) {
@@ -31,6 +41,7 @@ public record ScriptStats(int requeued, int dead, long queueWaitMs, long holdMs,
                 tail.number(4), indexVersion == null ? -1 : Long.parseLong(indexVersion),
                 dead == null ? List.of() : List.of(dead.split(",")),
                 (int) tail.number(7), busyVersion == null ? -1 : tail.number(8),
-                busyVersion == null ? -1 : Long.parseLong(busyVersion));
+                busyVersion == null ? -1 : Long.parseLong(busyVersion),
+                tail.size() < 12 ? -1 : tail.number(10), tail.size() < 12 ? -1 : tail.number(11));
     }
 }

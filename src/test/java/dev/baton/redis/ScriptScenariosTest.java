@@ -180,6 +180,59 @@ class ScriptScenariosTest {
     }
 
     @Test
+    void given_due_claim_entries_of_two_prefixes_when_looking_for_one_prefix_then_only_its_lcids_come_oldest_first_within_the_scan_bound() {
+        String index = IndexKeys.claimable("t-" + unique());
+        for (int i = 0; i < 150; i++) {
+            command(Command.ZADD, index, Integer.toString(1 + i), "invoice-" + i);
+        }
+        command(Command.ZADD, index, "200", "order-b", "201", "order-a", "202", "order-c");
+        command(Command.ZADD, index, "99999999999999", "order-later"); // not due
+
+        io.vertx.redis.client.Response all = eval(LuaScript.INDEX_DUE, List.of(index), List.of("16", "order-", "1000"));
+        io.vertx.redis.client.Response two = eval(LuaScript.INDEX_DUE, List.of(index), List.of("2", "order-", "1000"));
+        io.vertx.redis.client.Response bounded = eval(LuaScript.INDEX_DUE, List.of(index), List.of("16", "order-", "150"));
+        io.vertx.redis.client.Response edge = eval(LuaScript.INDEX_DUE, List.of(index), List.of("16", "order-", "151"));
+        io.vertx.redis.client.Response none = eval(LuaScript.INDEX_DUE, List.of(index), List.of("16", "shipment-", "1000"));
+        io.vertx.redis.client.Response unprefixed = eval(LuaScript.INDEX_DUE, List.of(index), List.of("3"));
+
+        assertThat(members(all)).containsExactly("order-b", "order-a", "order-c");
+        assertThat(all.get(1).toLong()).isEqualTo(200);
+        assertThat(members(two)).containsExactly("order-b", "order-a");
+        assertThat(members(bounded)).isEmpty();
+        assertThat(members(edge)).containsExactly("order-b");
+        assertThat(members(none)).isEmpty();
+        assertThat(members(unprefixed)).containsExactly("invoice-0", "invoice-1", "invoice-2");
+    }
+
+    @Test
+    void given_a_holder_when_it_renews_its_lease_then_the_stats_say_how_far_into_the_lease_it_was() throws InterruptedException {
+        LockKeys lcid = newLcid();
+        run(lcid, new ScriptCall.Acquire("r1", "t1", 1_000, null, 1000, 5, KEEP, KEEP, KEEP, false, PICKUP));
+
+        Reply early = run(lcid, new ScriptCall.Heartbeat("t1", null));
+        Thread.sleep(600);
+        Reply late = run(lcid, new ScriptCall.Heartbeat("t1", 4_000L));
+        Reply lost = run(lcid, new ScriptCall.Heartbeat("not-the-token", null));
+
+        assertThat(early.stats().renewedLeaseMs()).isEqualTo(1_000);
+        assertThat(early.stats().renewedAfterMs()).isBetween(0L, 400L);
+        assertThat(early.stats().renewedLate()).isFalse();
+        assertThat(late.stats().renewedLeaseMs()).isEqualTo(1_000);
+        assertThat(late.stats().renewedAfterMs()).isBetween(600L, 1_000L);
+        assertThat(late.stats().renewedLate()).isTrue();
+        assertThat(lost.stats().renewedLeaseMs()).isEqualTo(-1);
+        assertThat(lost.stats().renewedLate()).isFalse();
+    }
+
+    private static List<String> members(io.vertx.redis.client.Response flat) {
+        List<String> members = new java.util.ArrayList<>();
+        for (int i = 0; i < flat.size(); i += 2) {
+            members.add(flat.get(i).toString());
+        }
+        return members;
+    }
+
+    @Test
     void given_the_loader_then_each_helper_comes_in_once_and_a_cycle_is_refused() {
         String acquire = LuaScript.ACQUIRE.source();
 

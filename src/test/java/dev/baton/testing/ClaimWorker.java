@@ -155,6 +155,25 @@ public final class ClaimWorker {
         return processed;
     }
 
+    /**
+     * The continuous claim poller of docs/claims-and-dead-letters.md, for {@code duration}: claim
+     * with {@code lcidPrefix}; on work, do it and claim again at once; on 204, wait a little and
+     * claim again. Answers everything it processed, in order, whatever lcid it came from.
+     */
+    public static List<String> pollWithPrefix(String lcidPrefix, Duration duration) {
+        List<String> processed = new ArrayList<>();
+        long until = System.nanoTime() + duration.toNanos();
+        while (System.nanoTime() < until) {
+            Response claimed = client().body(fields("leaseMs", 10000, "lcidPrefix", lcidPrefix)).post("/v1/claims");
+            if (claimed.statusCode() == 204) {
+                sleep(20 + java.util.concurrent.ThreadLocalRandom.current().nextInt(30));
+                continue;
+            }
+            processed.addAll(finish(claimed.then().statusCode(200).extract().jsonPath()));
+        }
+        return processed;
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
