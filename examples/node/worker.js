@@ -17,9 +17,16 @@
 // as `wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
 // (`waitMs`), does it and completes it. Another service's holder is never handed its requests.
 //
+// With --claims it is a claim worker: a continuous claim poller that does orphaned work (requests
+// whose holder aborted or died) of the lcids that start with --lcid-prefix. It claims; on work it
+// runs the holder loop and claims again at once; on 204 it waits 200 ms to 1 s (jitter) and claims
+// again, until SIGTERM or --claim-seconds. It never drains until 204 and stops: work becomes
+// claimable after the call that orphaned it, so a drain that stops at the first 204 leaves work behind.
+//
 //   node worker.js --url=http://localhost:8080 --lcids=order-1,order-2 --count=20 --name=node
 //   node worker.js --take=8 ...                    (batch handoff)
 //   node worker.js --mode=wait --name=stock ...   (the requestIds are NAME-N)
+//   node worker.js --claims --lcid-prefix=order- --name=orders-claims
 //   (--key=KEY when authentication is on; --db=FILE is the simulated database)
 'use strict';
 const http = require('http');
@@ -154,7 +161,32 @@ async function waitMode(lcids, count) {
   console.log(`${name}: submitted ${count} (wait mode)`);
 }
 
+async function claimPoller() {
+  let stop = false;
+  process.on('SIGTERM', () => { stop = true; });
+  const seconds = Number(args['claim-seconds'] || 0);
+  const deadline = seconds > 0 ? Date.now() + seconds * 1000 : Infinity;
+  const body = { leaseMs, take };
+  if (args['lcid-prefix']) body.lcidPrefix = args['lcid-prefix'];
+  let claimed = 0;
+  while (!stop && Date.now() < deadline) {
+    const res = await call('POST', '/v1/claims', body);
+    if (res.status !== 200) {
+      await sleep(200 + Math.random() * 800);
+      continue;
+    }
+    claimed += 1;
+    await holderLoop(res.body.lcid, null, res.body);
+  }
+  console.log(`${name}: claimed work on ${claimed} lcids`);
+}
+
 async function main() {
+  if ('claims' in args) {
+    await claimPoller();
+    agent.destroy();
+    return;
+  }
   if (args.mode === 'wait') {
     await waitMode((args.lcids || 'order-1').split(','), Number(args.count || 10));
     agent.destroy();
@@ -176,12 +208,7 @@ async function main() {
       `${JSON.stringify({ lcid, requestId, sentAt, ackedAt: Date.now() / 1000 })}\n`);
     await holderLoop(lcid, { requestId, payload }, res.body);
   }
-  // Nothing of ours may be left behind: rescue any orphaned work before leaving.
-  for (;;) {
-    const res = await call('POST', '/v1/claims', { leaseMs, take });
-    if (res.status !== 200) break;
-    await holderLoop(res.body.lcid, null, res.body);
-  }
+  // Work this submitter leaves orphaned (a lock it lost) is done by the claim workers (--claims).
   console.log(`${name}: submitted ${count}`);
   agent.destroy();
 }

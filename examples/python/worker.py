@@ -17,15 +17,25 @@ payment service, say, next to a stock service on the same orders): each request 
 `wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
 (`waitMs`), does it and completes it. Another service's holder is never handed its requests.
 
+With --claims it is a claim worker: a continuous claim poller that does orphaned work (requests
+whose holder aborted or died) of the lcids that start with --lcid-prefix. It claims; on work it
+runs the holder loop and claims again at once; on 204 it waits 200 ms to 1 s (jitter) and claims
+again, until SIGTERM or --claim-seconds. It never drains until 204 and stops: work becomes
+claimable after the call that orphaned it (a lease runs out; an abort's index hint lands a few
+milliseconds after the abort answered), so a drain that stops at the first 204 leaves work behind.
+
   python3 worker.py --url http://localhost:8080 --lcids order-1,order-2 --count 20 --name py
   python3 worker.py --take 8 ...                     (batch handoff)
   python3 worker.py --mode wait --name payment ...   (the requestIds are NAME-N)
+  python3 worker.py --claims --lcid-prefix order- --name orders-claims
   (--key KEY when authentication is on; --db FILE is the simulated database)
 """
 import argparse
 import json
 import os
 import random
+import signal
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -90,9 +100,12 @@ class Baton:
         return self.call("POST", f"/v1/locks/{lcid}/complete",
                          {"token": token, "completed": completed, "take": take})[1]
 
-    def claim(self, lease_ms, take=1):
-        status, body = self.call("POST", "/v1/claims", {"leaseMs": lease_ms, "take": take})
-        return body if status == 200 else None
+    def claim(self, lease_ms, take=1, lcid_prefix=None):
+        body = {"leaseMs": lease_ms, "take": take}
+        if lcid_prefix:
+            body["lcidPrefix"] = lcid_prefix
+        status, answer = self.call("POST", "/v1/claims", body)
+        return answer if status == 200 else None
 
 
 class Database:
@@ -177,6 +190,23 @@ def wait_mode(baton, db, args):
     print(f"{args.name}: submitted {args.count} (wait mode)")
 
 
+def claim_poller(baton, db, args):
+    """The continuous claim poller: claim; on work do it and claim again at once; on 204 wait with
+    jitter and claim again. Stops on SIGTERM (after the work in hand) or after --claim-seconds."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    deadline = time.time() + args.claim_seconds if args.claim_seconds else None
+    claimed = 0
+    while not stop.is_set() and (deadline is None or time.time() < deadline):
+        answer = baton.claim(args.lease_ms, args.take, args.lcid_prefix)
+        if answer is None:
+            stop.wait(random.uniform(0.2, 1.0))
+            continue
+        claimed += 1
+        holder_loop(baton, db, answer["lcid"], None, answer, args.lease_ms, args.name, args.take)
+    print(f"{args.name}: claimed work on {claimed} lcids")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", default="http://localhost:8080")
@@ -189,8 +219,14 @@ def main():
     parser.add_argument("--submitted", default="submitted.jsonl")
     parser.add_argument("--mode", choices=["handoff", "wait"], default="handoff")
     parser.add_argument("--take", type=int, default=1, help="batch handoff: requests per NEXT, 1 to 100")
+    parser.add_argument("--claims", action="store_true", help="be a continuous claim poller, submit nothing")
+    parser.add_argument("--lcid-prefix", help="claims: only lcids that start with this")
+    parser.add_argument("--claim-seconds", type=float, default=0, help="claims: stop after this long (0: on SIGTERM)")
     args = parser.parse_args()
     baton, db = Baton(args.url, args.key), Database(args.db)
+    if args.claims:
+        claim_poller(baton, db, args)
+        return
     if args.mode == "wait":
         wait_mode(baton, db, args)
         return
@@ -210,12 +246,7 @@ def main():
             out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
                                   "ackedAt": time.time()}) + "\n")
         holder_loop(baton, db, lcid, own, answer, args.lease_ms, args.name, args.take)
-    # Nothing of ours may be left behind: rescue any orphaned work before leaving.
-    while True:
-        answer = baton.claim(args.lease_ms, args.take)
-        if answer is None:
-            break
-        holder_loop(baton, db, answer["lcid"], None, answer, args.lease_ms, args.name, args.take)
+    # Work this submitter leaves orphaned (a lock it lost) is done by the claim workers (--claims).
     print(f"{args.name}: submitted {args.count}")
 
 
