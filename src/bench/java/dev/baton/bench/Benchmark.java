@@ -51,7 +51,7 @@ import io.vertx.redis.client.Response;
  * Drives a running Baton over HTTP (many concurrent keep-alive clients, the real protocol) and,
  * in the same run, its Lua scripts directly on Redis and a hand-written spin-retry lock, then
  * prints throughput and latency percentiles as JSON and draws throughput and p99 against
- * concurrency. See README "Performance" for the command.
+ * concurrency. See docs/performance.md for the command.
  */
 public final class Benchmark {
 
@@ -475,7 +475,7 @@ public final class Benchmark {
                 .map(released -> "RELEASED".equals(released.get(0).toString()));
     }
 
-    /** The service's defaults (README "Configuration"), as the scripts get them from it. */
+    /** The service's defaults (docs/configuration.md), as the scripts get them from it. */
     private static final long LEASE_MS = 30_000;
     private static final int QUEUE_MAX = 1000;
     private static final int MAX_ATTEMPTS = 5;

@@ -41,7 +41,7 @@ public class StartupChecks {
         }
         if (config.auth().enabled() && config.auth().apiKeys().map(java.util.List::isEmpty).orElse(true)) {
             throw new IllegalStateException("Baton's API needs API keys: set BATON_AUTH_API_KEYS to "
-                    + "tenant:<sha256 of the key>[:admin] entries, comma-separated (see README, Security), "
+                    + "tenant:<sha256 of the key>[:admin] entries, comma-separated (see docs/security.md), "
                     + "or BATON_AUTH_ENABLED=false to run without authentication.");
         }
         checkWait(config.waiting());

@@ -1,7 +1,7 @@
 package dev.baton.redis;
 
 /**
- * The cross-lcid index keys of one tenant (README "Redis layout" lists every key). Each index is
+ * The cross-lcid index keys of one tenant (docs/internals/redis-layout.md lists every key). Each index is
  * one sorted set in its own slot; the lcid keys are in {@link LockKeys}.
  */
 public final class IndexKeys {

@@ -6,7 +6,7 @@ import java.util.List;
  * The Redis keys of one lcid of one tenant. Every key carries the hash tag {@code {tenant|lcid}}
  * so that all of them live in one Cluster slot and a script may touch them together; the tenant
  * inside the tag keeps tenants apart even for equal lcids. Neither alphabet has braces or
- * {@code |}, so the tag is unambiguous. What each key and field holds: README "Redis layout";
+ * {@code |}, so the tag is unambiguous. What each key and field holds: docs/internals/redis-layout.md;
  * the cross-lcid index keys are in {@link IndexKeys}.
  */
 public record LockKeys(String lock, String queue, String requests, String fence, String purge) {

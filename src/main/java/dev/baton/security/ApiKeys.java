@@ -65,7 +65,7 @@ public class ApiKeys implements Tenants {
         return tenants;
     }
 
-    /** The digest an API key is configured by (README, Security). */
+    /** The digest an API key is configured by (docs/security.md). */
     public static String sha256(String key) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")

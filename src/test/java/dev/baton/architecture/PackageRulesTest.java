@@ -10,7 +10,7 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The package rules of README "Code map": dependencies point one way, api -> lock -> redis, with
+ * The package rules of docs/internals/code-map.md: dependencies point one way, api -> lock -> redis, with
  * config beside all of them and security on its own. Fails on the first import that breaks them.
  */
 @AnalyzeClasses(packages = "dev.baton", importOptions = ImportOption.DoNotIncludeTests.class)

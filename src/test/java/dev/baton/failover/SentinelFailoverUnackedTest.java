@@ -16,7 +16,7 @@ import io.quarkus.test.junit.QuarkusTest;
 /**
  * The same Sentinel failover with the default replicas-acked=0: answers do not wait for the
  * replica, so a write the primary took with it may be lost. The number is measured, not asserted:
- * it is the figure in README "Guarantees and failure modes".
+ * it is the figure in docs/guarantees-and-failover.md.
  */
 @QuarkusTest
 @WithTestResource(SentinelGroupResource.class)
