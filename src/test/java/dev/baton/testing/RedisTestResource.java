@@ -59,11 +59,40 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
                     .initializationTimeout(java.time.Duration.ofSeconds(20))
                     .build();
             cluster.start();
+            awaitEveryNodeSeesTheWholeCluster(ports);
             String hosts = ports.stream().map(p -> "redis://127.0.0.1:" + p).collect(Collectors.joining(","));
             return Map.of("quarkus.redis.hosts", hosts, "quarkus.redis.client-type", "cluster",
                     "quarkus.redis.replicas", "never");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The cluster is formed when one node says so; the others learn the slot map by gossip a
+     * moment later. A client that reads CLUSTER SLOTS from a node that does not know every slot yet
+     * has no node for some keys (and the Vert.x client then fails those calls), so the service may
+     * start only when every node answers cluster_state:ok with all three masters known.
+     */
+    private static void awaitEveryNodeSeesTheWholeCluster(List<Integer> ports) {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+        for (int port : ports) {
+            try (redis.clients.jedis.Jedis node = new redis.clients.jedis.Jedis("127.0.0.1", port)) {
+                while (true) {
+                    String info = node.clusterInfo();
+                    if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + ports.size())
+                            && info.contains("cluster_slots_assigned:16384")) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the test cluster did not converge on node " + port + ":\n" + info);
+                    }
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 
