@@ -93,18 +93,21 @@ public class SharedConnections {
         return failure instanceof io.vertx.redis.client.Response && String.valueOf(failure.getMessage()).startsWith("READONLY");
     }
 
-    /** The client rewrites a batch's error reply as "ERR [index] reply" (minus the reply's own "ERR "). */
-    private static final Pattern BATCH_ERROR = Pattern.compile("^ERR \\[\\d+\\] (.*)$", Pattern.DOTALL);
+    /**
+     * The client rewrites a batch's error reply as "ERR [index] reply" (minus the reply's own
+     * "ERR "); the Cluster client wraps that once more, as "ERR [ERR [index] ] reply".
+     */
+    private static final Pattern BATCH_ERROR = Pattern.compile("^ERR \\[(?:\\d+|ERR \\[\\d+\\] ?)\\] ?(.*)$", Pattern.DOTALL);
 
     /** How the client names a failure that is not a reply: a Java exception, "java.io.IOException: ...". */
     private static final Pattern JAVA_FAILURE = Pattern.compile("^[a-z][\\w$]*(\\.[\\w$]+)+(: .*)?$", Pattern.DOTALL);
 
-    private static boolean isBatchError(Throwable failure) {
+    static boolean isBatchError(Throwable failure) {
         return failure instanceof io.vertx.redis.client.Response && BATCH_ERROR.matcher(String.valueOf(failure.getMessage())).matches();
     }
 
     /** Back to the first command's own error reply, so it is classified like a single command's. */
-    private static Throwable unwrapped(Throwable failure) {
+    static Throwable unwrapped(Throwable failure) {
         Matcher matcher = BATCH_ERROR.matcher(String.valueOf(failure.getMessage()));
         if (!matcher.matches()) {
             return failure;

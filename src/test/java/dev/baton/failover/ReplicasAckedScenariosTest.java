@@ -78,4 +78,18 @@ class ReplicasAckedScenariosTest {
         complete(lcid, fields("token", token, "requestId", "r1")).then().statusCode(200)
                 .body("status", equalTo("NEXT")).body("request.requestId", equalTo("r2"));
     }
+
+    @Test
+    void given_a_primary_that_forgot_its_scripts_when_a_change_is_asked_for_then_the_script_is_sent_again_and_answered() {
+        // A promoted replica has no scripts cached. With replicas-acked the script runs in a batch
+        // with WAIT, where the client reports NOSCRIPT inside its own batch error.
+        String lcid = Api.unique("forgot");
+        try (Jedis primary = ReplicaPairResource.primary().jedis()) {
+            primary.scriptFlush();
+        }
+        String token = acquire(lcid, "r1").then().statusCode(200).body("status", equalTo("ACQUIRED"))
+                .extract().path("token");
+        complete(lcid, fields("token", token, "requestId", "r1")).then().statusCode(200)
+                .body("status", equalTo("RELEASED"));
+    }
 }

@@ -19,6 +19,10 @@ public class ReplicaPairResource implements io.quarkus.test.common.QuarkusTestRe
         return Map.of("quarkus.redis.hosts", primary.url());
     }
 
+    public static RedisNodes.Node primary() {
+        return primary;
+    }
+
     public static RedisNodes.Node replica() {
         return replica;
     }
