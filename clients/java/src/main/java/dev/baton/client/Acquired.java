@@ -1,0 +1,25 @@
+package dev.baton.client;
+
+/**
+ * You hold the lock; work on your own request (acquire), or the lease was renewed (heartbeat).
+ *
+ * @param lcid      the lcid
+ * @param requestId your request (heartbeat: the active request, the first of a batch)
+ * @param token     the holder's token: a capability, never log it
+ * @param fence     strictly increasing per lcid with every grant and handoff; pass it to your database
+ * @param leaseMs   the lease now in force
+ * @param expiresAt when the lease ends, RFC 3339 by the Redis clock (informative: the client keeps its own deadline)
+ */
+public record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, String expiresAt)
+        implements Outcome {
+    @Override
+    public String status() {
+        return "ACQUIRED";
+    }
+
+    @Override
+    public String toString() { // never show the token
+        return "Acquired[lcid=" + lcid + ", requestId=" + requestId + ", fence=" + fence + ", leaseMs=" + leaseMs
+                + ", expiresAt=" + expiresAt + "]";
+    }
+}

@@ -1,0 +1,10 @@
+package dev.baton.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** 403 FORBIDDEN: a worker key on an operator call (dead letters, redrive, ...): use an admin key. */
+public class ForbiddenException extends BatonProblemException {
+    public ForbiddenException(JsonNode body, int status, long retryAfterMs) {
+        super(body, status, retryAfterMs);
+    }
+}

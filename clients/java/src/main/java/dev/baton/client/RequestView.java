@@ -1,0 +1,20 @@
+package dev.baton.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Where one request stands.
+ *
+ * @param state    QUEUED, ACTIVE, DONE, ABORTED or DEAD
+ * @param position only while QUEUED (1 = next), else null
+ * @param fence    the fence of its last grant, null if it was never granted
+ * @param result   the result it completed with (DONE), else null
+ * @param reason   why it was last aborted, requeued or declared DEAD, else null
+ */
+public record RequestView(String lcid, String requestId, String state, Integer position, int attempt, Long fence,
+                          JsonNode result, String reason) {
+    /** DONE, ABORTED or DEAD: nothing more will happen to it (unless an operator redrives a DEAD one). */
+    public boolean ended() {
+        return "DONE".equals(state) || "ABORTED".equals(state) || "DEAD".equals(state);
+    }
+}

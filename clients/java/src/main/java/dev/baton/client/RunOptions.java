@@ -1,0 +1,34 @@
+package dev.baton.client;
+
+import java.util.UUID;
+
+/**
+ * Options of {@link BatonClient#run}.
+ *
+ * @param requestId the request to submit (default: a random UUID); reuse it to resume the same work
+ * @param payload   its payload, or null
+ * @param leaseMs   the lease (null: the service default, 30000); heartbeats are sent every lease/3
+ * @param take      batch handoff: how many queued requests to take at once (null: 1)
+ */
+public record RunOptions(String requestId, Object payload, Integer leaseMs, Integer take) {
+    public static RunOptions of(String requestId) {
+        return new RunOptions(requestId, null, null, null);
+    }
+
+    /** A fresh random requestId. */
+    public static RunOptions defaults() {
+        return of(UUID.randomUUID().toString());
+    }
+
+    public RunOptions payload(Object p) {
+        return new RunOptions(requestId, p, leaseMs, take);
+    }
+
+    public RunOptions leaseMs(Integer ms) {
+        return new RunOptions(requestId, payload, ms, take);
+    }
+
+    public RunOptions take(Integer n) {
+        return new RunOptions(requestId, payload, leaseMs, n);
+    }
+}
