@@ -66,7 +66,7 @@ for lcid, requests in by_lcid.items():
 workers = sorted({p["worker"] for p in processed})
 handoffs = sum(1 for p in processed if not p["requestId"].startswith(p["worker"] + "-"))
 print(f"e2e: {len(submitted)} submitted, {len(processed)} processed by {workers}, "
-      f"{len(last_fence)} lcids, {handoffs} processed by the other language's holder, {len(problems)} problems")
+      f"{len(last_fence)} lcids, {handoffs} processed by another worker's holder, {len(problems)} problems")
 if own_work and handoffs:
     problems.append(f"{handoffs} wait-mode requests were done by another service")
 for problem in problems[:20]:
