@@ -25,7 +25,7 @@ final class Holding {
     private boolean stopped;
     private boolean finishing;
     private String lostWhy;
-    private Thread handlerThread;
+    private final HandlerInterrupt handlerInterrupt = new HandlerInterrupt();
     private final CompletableFuture<Void> lostSignal = new CompletableFuture<>();
 
     Holding(BatonClient client, String lcid, String token, long leaseMs, long sentNanos) {
@@ -122,9 +122,7 @@ final class Holding {
         }
         lost = true;
         lostWhy = why;
-        if (handlerThread != null) {
-            handlerThread.interrupt();
-        }
+        handlerInterrupt.fire();
         notifyAll();
         try {
             // Listeners run on a client thread, never under this holding's monitor.
@@ -154,23 +152,13 @@ final class Holding {
     }
 
     /** The calling thread runs the handler now: it is interrupted if the lock is lost meanwhile. */
-    synchronized void enterHandler() {
-        handlerThread = Thread.currentThread();
-        if (lost) {
-            handlerThread.interrupt();
-        }
+    void enterHandler() {
+        handlerInterrupt.enter();
     }
 
     /** The handler returned: no more interrupts; clear the one this holding delivered, if any. */
     void exitHandler() {
-        boolean wasLost;
-        synchronized (this) {
-            handlerThread = null;
-            wasLost = lost;
-        }
-        if (wasLost) {
-            Thread.interrupted();
-        }
+        handlerInterrupt.exit();
     }
 
     /**

@@ -13,7 +13,7 @@ public final class LockSet {
     private final List<Turn> turns;
     private final Map<String, Long> fences;
     private boolean cancelled;
-    private Thread handlerThread;
+    private final HandlerInterrupt handlerInterrupt = new HandlerInterrupt();
 
     LockSet(List<Turn> turns) {
         this.turns = List.copyOf(turns);
@@ -61,26 +61,14 @@ public final class LockSet {
 
     private synchronized void lost() {
         cancelled = true;
-        if (handlerThread != null) {
-            handlerThread.interrupt();
-        }
+        handlerInterrupt.fire();
     }
 
-    synchronized void enter() {
-        handlerThread = Thread.currentThread();
-        if (cancelled) {
-            handlerThread.interrupt();
-        }
+    void enter() {
+        handlerInterrupt.enter();
     }
 
     void exit() {
-        boolean wasCancelled;
-        synchronized (this) {
-            handlerThread = null;
-            wasCancelled = cancelled;
-        }
-        if (wasCancelled) {
-            Thread.interrupted();
-        }
+        handlerInterrupt.exit();
     }
 }
