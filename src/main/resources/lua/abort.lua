@@ -1,5 +1,5 @@
 -- abort: the holder gives up its active request or batch (optionally requeued), or a waiter withdraws.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] requestId (with a token: any request of the active batch stands for the whole batch)
 -- ARGV[2] token, '' when a waiter withdraws its queued request
 -- ARGV[3] '1' to requeue the active request at the head of the queue, else '0'
@@ -12,7 +12,7 @@
 -- ARGV[10] pick-up window ms of that turn
 -- Returns { 'RELEASED', pending, passedTo or false } | LOCK_LOST | NOT_QUEUED | NOT_FOUND. The
 -- holder's abort releases the lock, or passes it to a wait request at the head (its turn).
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -23,16 +23,17 @@
 --- @include "includes/turns"
 --- @include "includes/batch"
 local rid, token, requeue, reason = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
-local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local turn_token, pickup = ARGV[9], tonumber(ARGV[10])
+local max_attempts, keep, idle, dead_keep = tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8]
+local turn_token, pickup = ARGV[9], ARGV[10]
 local now, now_us = clock()
+prefetch({ 'lock', 'm:' .. rid, 'fence', 'seq', 'pd', 'xd' })
 prune(now)
 
 local reply
 local m = get_meta(rid)
 
 if token ~= '' then
-  local l = live_lock(now, HOLDER_FIELDS)
+  local l = live_lock(now)
   local active = l and l.token == token and active_rids(l)
   if active and m and contains(active, rid) then
     -- Any request of a batch stands for the whole batch. Requeued last first, so that the batch
@@ -55,12 +56,12 @@ if token ~= '' then
     -- Released with handoff work waiting: claimable right away (pass_on tells the claim index).
     local pending, passed = pass_on(turn_token, now, now_us, pickup)
     for i, r in ipairs(active) do
-      metas[i].pend, metas[i].pt = pending, passed
+      metas[i].pend, metas[i].pt = tostring(pending), passed
       put_meta(r, metas[i])
     end
     reply = { 'RELEASED', pending, passed }
   elseif m and m.abt == token then
-    reply = { 'RELEASED', m.pend, m.pt or false }
+    reply = { 'RELEASED', tonumber(m.pend), m.pt or false }
   else
     reply = { 'LOCK_LOST' }
   end
@@ -75,8 +76,8 @@ elseif m.s == 'QUEUED' then
 elseif m.s == 'ABORTED' and m.by == 'waiter' then
   reply = { 'RELEASED', redis.call('LLEN', K_QUEUE), false }
 else
-  reply = { 'NOT_QUEUED', m.s, tostring(m.a) }
+  reply = { 'NOT_QUEUED', m.s, m.a }
 end
 
-touch(idle, now, now_us)
+settle(idle, now, now_us)
 return with_stats(reply)

@@ -1,5 +1,5 @@
 -- acquire: take the lock for a request, queue it behind a live holder, or rescue a stranded queue.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] requestId
 -- ARGV[2] token to hand out if this call is granted the lock (fresh, >= 128 random bits)
 -- ARGV[3] leaseMs
@@ -14,7 +14,7 @@
 -- ARGV[12] take: how many queued handoff requests a rescue hands this caller at most (1 to 100)
 -- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST. A repeat is answered from the
 -- stored request: its mode, lease and payload are not changed by the repeat.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -25,20 +25,21 @@
 --- @include "includes/expiry"
 --- @include "includes/turns"
 --- @include "includes/batch"
-local rid, token, lease, payload = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local dead_keep, wait_mode, pickup, take = tonumber(ARGV[9]), ARGV[10] == 'wait', tonumber(ARGV[11]), tonumber(ARGV[12])
+local rid, token, lease, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
+local dead_keep, wait_mode, pickup, take = ARGV[9], ARGV[10] == 'wait', ARGV[11], tonumber(ARGV[12])
 -- No prune here: every request ends through complete, abort or claim, and they prune.
 local now, now_us = clock()
+prefetch({ 'lock', 'm:' .. rid, 'fence', 'seq' })
 
 -- A new request's meta; written by the caller once its state is settled (one write, not two).
 local function create(state)
-  local m = { s = state, a = 1, qt = num(now), p = payload ~= '' and 1 or 0 }
+  local m = { s = state, a = '1', qt = num(now), p = payload ~= '' and '1' or '0' }
   if wait_mode then
     m.md = 'w'
-    m.ls = tostring(lease)
+    m.ls = lease
   end
-  if payload ~= '' then redis.call('HSET', K_REQS, 'p:' .. rid, payload) end
+  if payload ~= '' then hset('p:' .. rid, payload) end
   return m
 end
 
@@ -46,12 +47,11 @@ local reply
 local l, had_lock = recover_orphan(now, max_attempts, dead_keep, keep)
 local m = get_meta(rid)
 local qlen = redis.call('LLEN', K_QUEUE)
-local was_idle = not had_lock and qlen == 0
+local was_busy = had_lock or qlen > 0
 
 if l then
   if m then
-    -- (caller: the field's name in locks granted before it was renamed acq_rid.)
-    if (l.acq_rid or l.caller) == rid and l.via == 'acquire' then
+    if l.acq_rid == rid and l.via == 'acquire' then
       -- A retry of the call that was granted this lock: the same grant again.
       if l.rid == rid then reply = acquired_reply(l)
       else reply = next_reply(l) end
@@ -110,10 +110,5 @@ else
   end
 end
 
--- After a grant the lcid is busy; with a live holder it was busy and still is: no TTL to change.
-if reply[1] == 'ACQUIRED' or reply[1] == 'NEXT' then
-  if was_idle then persist_busy(true) end
-elseif not l then
-  touch(idle, now, now_us, was_idle)
-end
+settle(idle, now, now_us, was_busy)
 return with_stats(reply)

@@ -1,6 +1,6 @@
 -- claim: hand orphaned work of one lcid to a worker that asks for any (POST /v1/claims).
 -- The claim index that pointed here is only a hint; this script checks the lcid's own keys.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] token to hand out (or to give a wait request at the head for its turn)
 -- ARGV[2] leaseMs
 -- ARGV[3] max attempts
@@ -13,7 +13,7 @@
 -- request at the head is never handed out: it is granted its turn, and the claim answers BUSY.
 -- The index version is that of what this call saw (includes/claim_index.lua index_version):
 -- the service re-scores or drops the lcid's index entry with it, so a newer hint always wins.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -25,11 +25,11 @@
 --- @include "includes/expiry"
 --- @include "includes/turns"
 --- @include "includes/batch"
-local token, lease = ARGV[1], tonumber(ARGV[2])
-local max_attempts, idle, dead_keep = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local keep, pickup, take = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local token, lease = ARGV[1], ARGV[2]
+local max_attempts, idle, dead_keep = tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local keep, pickup, take = ARGV[6], ARGV[7], tonumber(ARGV[8])
 local now, now_us = clock()
-
+prefetch({ 'lock', 'fence', 'seq', 'pd', 'xd' })
 prune(now)
 local reply
 local l = recover_orphan(now, max_attempts, dead_keep, keep)
@@ -49,5 +49,5 @@ else
   end
 end
 
-touch(idle, now, now_us)
+settle(idle, now, now_us)
 return with_stats(reply)

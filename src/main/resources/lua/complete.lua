@@ -2,7 +2,7 @@
 -- to the holder (NEXT), pass the lock to a wait request at the head (its turn), or release it.
 -- The holder is handed handoff requests only when it can do any request: it held handoff
 -- requests, or sent take.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] token
 -- ARGV[2] result retention ms
 -- ARGV[3] idle-key retention ms
@@ -13,7 +13,7 @@
 -- ARGV[7] '1' when the caller named a batch (completed), '0' for one requestId (v1)
 -- ARGV[8], ARGV[9], ...: requestId, result JSON ('' for none), for each request completed
 -- Returns NEXT | { 'RELEASED', pending, passedTo or false } | LOCK_LOST | { 'BATCH_MISMATCH', active requestIds }.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -24,17 +24,21 @@
 --- @include "includes/expiry"
 --- @include "includes/turns"
 --- @include "includes/batch"
-local token, keep, idle, take = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local turn_token, pickup, named_batch = ARGV[5], tonumber(ARGV[6]), ARGV[7] == '1'
-local names, results = {}, {}
+local token, keep, idle, take = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local turn_token, pickup, named_batch = ARGV[5], ARGV[6], ARGV[7] == '1'
+-- Everything a complete reads of the state hash, in one read: the lock, the fence and due times
+-- it may change, and the named requests' metas.
+local names, results, fields = {}, {}, { 'lock', 'fence', 'pd', 'xd' }
 for i = 8, #ARGV, 2 do
   names[#names + 1] = ARGV[i]
   results[ARGV[i]] = ARGV[i + 1]
+  fields[#fields + 1] = 'm:' .. ARGV[i]
 end
 local now, now_us = clock()
+prefetch(fields)
 prune(now)
 
-local l = live_lock(now, HOLDER_FIELDS)
+local l = live_lock(now)
 local active = l and l.token == token and active_rids(l)
 
 -- The metas of the named requests when they are exactly the active ones (the service refuses a
@@ -56,7 +60,7 @@ local function replayed()
   local first
   for _, r in ipairs(names) do
     local m = get_meta(r)
-    if not m or m.s ~= 'DONE' or m.tok ~= token or (m.bn or 1) ~= #names then return nil end
+    if not m or m.s ~= 'DONE' or m.tok ~= token or tonumber(m.bn or 1) ~= #names then return nil end
     if first and m.nx ~= first.nx then return nil end
     first = first or m
   end
@@ -76,25 +80,25 @@ if metas then
   for _, r in ipairs(names) do
     local m = metas[r]
     m.tok, m.nx = token, rids and rids[1] or ''
-    if #names > 1 then m.bn = #names end
-    if not rids then m.pend, m.pt = pending, passed end
+    if #names > 1 then m.bn = tostring(#names) end
+    if not rids then m.pend, m.pt = pending == 0 and '0' or tostring(pending), passed end
     finish(r, m, 'DONE', now, keep, results[r] ~= '' and results[r] or nil)
   end
   if rids then
     -- Handoff: same token, new fence, fresh lease; the lock is never free in between.
-    reply = next_reply(grant(token, rids[1], fence, now, now_us, tonumber(l.lease), '', 'complete', '1',
+    reply = next_reply(grant(token, rids[1], fence, now, now_us, l.lease, '', 'complete', '1',
       batch_field(rids)), next_metas)
   else
-    -- No holder, empty queue: the lcid is idle now.
-    if not passed and pending == 0 then expire_idle(idle, now, now_us) end
     reply = { 'RELEASED', pending, passed }
   end
+  -- The holder's lcid was busy; released with nothing queued it is idle now.
+  settle(idle, now, now_us, true, rids and 1 or pending)
 else
   local done = replayed()
   if done then
     -- Answer as the first time, pop nothing.
     if done.nx == '' then
-      reply = { 'RELEASED', done.pend or 0, done.pt or false }
+      reply = { 'RELEASED', tonumber(done.pend or 0), done.pt or false }
     elseif l and l.token == token and l.rid == done.nx then
       reply = next_reply(l)
     else
@@ -108,5 +112,6 @@ else
   end
 end
 
--- Every other path leaves the lcid busy as it was, or changes nothing.
+-- Every other path leaves the lcid busy as it was, or changes nothing but what prune dropped.
+if not metas then flush() end
 return with_stats(reply)

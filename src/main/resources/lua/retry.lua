@@ -1,10 +1,10 @@
 -- retry: queue a DEAD request again, with a fresh attempt budget, at the tail of its lcid's queue.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] requestId
 -- ARGV[2] queue bound
 -- ARGV[3] idle-key retention ms
 -- Returns QUEUED | QUEUE_FULL | NOT_DEAD | NOT_FOUND.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -12,8 +12,9 @@
 --- @include "includes/claim_index"
 --- @include "includes/expiry"
 --- @include "includes/busy_index"
-local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local rid, qmax, idle = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local now, now_us = clock()
+prefetch({ 'lock', 'm:' .. rid, 'seq', 'pd', 'xd' })
 prune(now)
 
 local reply
@@ -21,26 +22,28 @@ local m = get_meta(rid)
 if not m then
   reply = { 'NOT_FOUND' }
 elseif m.s ~= 'DEAD' then
-  reply = { 'NOT_DEAD', m.s, tostring(m.a) }
+  reply = { 'NOT_DEAD', m.s, m.a }
 else
   local qlen = redis.call('LLEN', K_QUEUE)
   if qlen >= qmax then
     reply = { 'QUEUE_FULL', qlen }
   else
     m.s = 'QUEUED'
-    m.a = 1
+    m.a = '1'
     m.why = 'retried after: ' .. (m.why or 'unknown')
     m.qt = num(now)
     put_meta(rid, m)
-    redis.call('ZREM', K_PURGE, rid)
+    -- (The due times pd and xd stay: an earlier pd only costs prune a look, a later xd an idle
+    -- lcid a longer TTL.)
+    redis.call('ZREM', K_DUE, rid)
     qlen = redis.call('RPUSH', K_QUEUE, rid)
     local l = live_lock(now)
     -- No live holder to hand it to: make it claimable.
-    index_hint(l and tonumber(l.exp) or now, now_us)
+    index_hint(l and l.exp or now, now_us)
     if not l and qlen == 1 then busy_hint(now, now_us) end
     reply = { 'QUEUED', qlen, qlen }
   end
 end
 
-touch(idle, now, now_us)
+settle(idle, now, now_us)
 return with_stats(reply)

@@ -1,8 +1,8 @@
 -- view_request: one request's state as a caller may see it. Changes nothing.
--- KEYS: the lcid's keys (includes/keys.lua: lock, queue, requests, fence, purge).
+-- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] requestId
 -- Returns NOT_FOUND | { 'REQUEST', state, attempt, position or false, fence or false, result or false, reason or false }.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/requests"
 --- @include "includes/request_view"
 local rid = ARGV[1]

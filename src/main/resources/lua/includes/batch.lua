@@ -1,6 +1,6 @@
 -- Batch handoff (protocol v1.1): a holder that sent take = n is handed up to n queued requests at
 -- once, under one fence, and finishes them with one complete.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/requests"
 --- @include "includes/fence"
@@ -13,6 +13,11 @@
 -- the head is a wait request or the queue is empty, and then whether it is empty.
 local function take_batch(n, now, now_us)
   local heads = redis.call('LRANGE', K_QUEUE, '0', num(n - 1))
+  if #heads > 1 then
+    local fields = {}
+    for i, rid in ipairs(heads) do fields[i] = 'm:' .. rid end
+    prefetch(fields)
+  end
   local rids, metas = {}, {}
   for _, rid in ipairs(heads) do
     local m = get_meta(rid)
@@ -27,7 +32,7 @@ local function take_batch(n, now, now_us)
   return rids, metas, fence
 end
 
--- The batch field of the lock hash (includes/grant.lua): '' for one request.
+-- The batch part of the lock (includes/lock.lua): '' for one request.
 local function batch_field(rids)
   if #rids > 1 then return table.concat(rids, ',') end
   return ''

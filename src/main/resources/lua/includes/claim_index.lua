@@ -1,5 +1,5 @@
 -- Hints for the tenant's claim index (redis/IndexStore.java writes them after the script).
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 
@@ -9,14 +9,16 @@
 -- the index keeps the newest version's hint: the grant's "look when the lease ends" can never
 -- overwrite a later abort's "look now".
 local function index_hint(at, now_us)
-  local stored = tonumber(redis.call('HGET', K_REQS, 'seq') or '0')
-  local seq = num(math.max(stored + 1, now_us))
-  redis.call('HSET', K_REQS, 'seq', seq)
+  local stored = hget('seq')
+  local seq = now_us
+  if stored and tonumber(stored) >= now_us then seq = tonumber(stored) + 1 end
+  seq = num(seq)
+  hset('seq', seq)
   stats.index_at = at
   stats.index_seq = seq
 end
 
 -- The version of what a reader sees now: at least every hint already given, below every later one.
 local function index_version(now_us)
-  return redis.call('HGET', K_REQS, 'seq') or num(now_us)
+  return hget('seq') or num(now_us)
 end

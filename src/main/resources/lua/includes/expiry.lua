@@ -1,34 +1,32 @@
 -- Idle lcids expire; busy ones never do.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
+--- @include "includes/lock"
 --- @include "includes/busy_index"
 
--- Idle lcids expire, but not before the last record they keep (results, DEAD requests) is due;
--- an lcid with a holder or waiting work never expires, so nothing acknowledged is silently dropped.
-local function expire_idle(idle, now, now_us)
+-- Ends a script that may have changed whether the lcid is busy (a lock, even one whose lease ran
+-- out, or queued work): writes the state hash (flush), then gives both keys that outlive a request
+-- a TTL when the lcid is idle, and takes it away when the lcid is busy. An idle lcid expires, but
+-- not before the last record it keeps (results, DEAD requests) is due (field xd); a busy one never
+-- does, so nothing acknowledged is silently dropped. idle: the idle-key retention ms (a string, as
+-- the service sent it). was_busy: whether the lcid was busy before the script, or nil when not
+-- known; qlen: the queue's length now, or nil when not known.
+local function settle(idle, now, now_us, was_busy, qlen)
+  flush()
+  if has_lock() or (qlen or redis.call('LLEN', K_QUEUE)) > 0 then
+    if not was_busy then
+      redis.call('PERSIST', K_STATE)
+      redis.call('PERSIST', K_DUE)
+    end
+    return
+  end
   busy_hint(0, now_us)
-  local ttl = idle
-  local last = redis.call('ZRANGE', K_PURGE, '-1', '-1', 'WITHSCORES')
-  if last[2] then ttl = math.max(idle, tonumber(last[2]) - now) end
-  local ttl_s = num(ttl)
-  redis.call('PEXPIRE', K_REQS, ttl_s)
-  redis.call('PEXPIRE', K_FENCE, ttl_s)
-  redis.call('PEXPIRE', K_PURGE, ttl_s)
-end
-
--- fence_drawn: a fence was drawn in this script, whose SET already took the fence key's TTL away.
-local function persist_busy(fence_drawn)
-  redis.call('PERSIST', K_REQS)
-  if not fence_drawn then redis.call('PERSIST', K_FENCE) end
-  redis.call('PERSIST', K_PURGE)
-end
-
--- After a state change: was_idle says whether the lcid was idle before it (nil: not known).
--- A busy lcid that stays busy has no TTL to change.
-local function touch(idle, now, now_us, was_idle)
-  if redis.call('EXISTS', K_LOCK) == 0 and redis.call('LLEN', K_QUEUE) == 0 then
-    expire_idle(idle, now, now_us)
-  elseif was_idle ~= false then
-    persist_busy()
+  local last_due = hget('xd')
+  if last_due and tonumber(last_due) > now + idle then
+    redis.call('PEXPIREAT', K_STATE, last_due)
+    redis.call('PEXPIREAT', K_DUE, last_due)
+  else
+    redis.call('PEXPIRE', K_STATE, idle)
+    redis.call('PEXPIRE', K_DUE, idle)
   end
 end

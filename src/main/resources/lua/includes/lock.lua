@@ -1,40 +1,56 @@
--- The lock hash of one lcid.
---- @include "includes/keys"
+-- The lock of one lcid: field lock of the state hash, one string of space-separated parts (no
+-- part's alphabet has a space; acq and b may be empty), '' or absent when nobody holds it:
+--   token rid fence t lease acq via pk hs b
+-- fence: the grant's; t: when the lease was last started (ms), lease: its length (ms), so it ends
+-- at t + lease; acq: the requestId whose acquire was granted it ('' for handoffs and claims); via:
+-- acquire | complete | claim | turn; pk: '0' for a wait request's turn not picked up yet, else
+-- '1'; hs: when its holder got it (ms); b: a batch's requestIds, comma-separated, rid first, or ''.
+-- One field instead of one hash per lock: one string for Redis to store and Lua to read.
+--- @include "includes/store"
 
+local LOCK_PARTS = '^(%S+) (%S+) (%S+) (%S+) (%S+) (%S*) (%S+) (%S+) (%S+) (%S*)$'
+
+local parsed_raw, parsed_lock
+
+-- The lock as a table of its parts (all strings but exp, its end in ms), or nil when nobody holds it.
 local function read_lock()
-  local flat = redis.call('HGETALL', K_LOCK)
-  if #flat == 0 then return nil end
-  local l = {}
-  for i = 1, #flat, 2 do l[flat[i]] = flat[i + 1] end
-  return l
+  local raw = hget('lock')
+  if not raw or raw == '' then return nil end
+  if raw ~= parsed_raw then
+    local token, rid, fence, t, lease, acq, via, pk, hs, b = string.match(raw, LOCK_PARTS)
+    parsed_raw = raw
+    parsed_lock = { token = token, rid = rid, fence = fence, t = t, lease = lease, exp = t + lease,
+      acq_rid = acq, via = via, pk = pk, hs = hs, b = b }
+  end
+  return parsed_lock
 end
 
--- The lock as the live holder has it, or nil when absent or its lease ran out. fields: the fields
--- the caller needs, token first (every lock has one), or nil for all of them. Each field a script
--- reads costs Redis a reply string and Lua a string of its own: a complete needs 6 of the 9.
-local function live_lock(now, fields)
-  local l
-  if fields then
-    local v = redis.call('HMGET', K_LOCK, unpack(fields))
-    if v[1] then
-      l = {}
-      for i, f in ipairs(fields) do l[f] = v[i] or nil end
-    end
-  else
-    l = read_lock()
-  end
-  if l and tonumber(l.exp) > now then return l end
+local function write_lock(l)
+  local raw = table.concat({ l.token, l.rid, l.fence, l.t, l.lease, l.acq_rid, l.via, l.pk, l.hs, l.b }, ' ')
+  parsed_raw, parsed_lock = raw, l
+  hset('lock', raw)
+end
+
+local function clear_lock()
+  hset('lock', '')
+end
+
+local function has_lock()
+  local raw = hget('lock')
+  return raw ~= nil and raw ~= ''
+end
+
+-- The lock as the live holder has it, or nil when absent or its lease ran out.
+local function live_lock(now)
+  local l = read_lock()
+  if l and l.exp > now then return l end
   return nil
 end
 
--- What a holder's call reads of its lock: enough to check the token and the lease, to know its
--- requests, and to answer the lock (replies.lua).
-local HOLDER_FIELDS = { 'token', 'exp', 'rid', 'b', 'lease', 'fence' }
-
 -- The requests active under the lock, in queue order: a batch (protocol v1.1 batch handoff) keeps
--- them in field b, comma-separated (requestIds never contain a comma); one request only in rid.
+-- them in part b, comma-separated (requestIds never contain a comma); one request only in rid.
 local function active_rids(l)
-  if not l.b or l.b == '' then return { l.rid } end
+  if l.b == '' then return { l.rid } end
   local rids = {}
   for r in string.gmatch(l.b, '[^,]+') do rids[#rids + 1] = r end
   return rids

@@ -1,5 +1,5 @@
 -- Requests whose holder gave up or vanished: back to the queue, or DEAD.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
 --- @include "includes/requests"
@@ -13,7 +13,7 @@ local function requeue_or_dead(rid, m, reason, now, max_attempts, dead_keep)
     finish(rid, m, 'DEAD', now, dead_keep)
     return 'DEAD'
   end
-  m.a = tonumber(m.a) + 1
+  m.a = tostring(m.a + 1)
   m.s = 'QUEUED'
   m.qt = num(now)
   stats.requeued = stats.requeued + 1
@@ -25,11 +25,11 @@ end
 -- Before any grant: a holder whose lease ran out loses its request (or batch) back to the queue; a wait
 -- request whose turn was not picked up in time ends ABORTED (PICKUP_TIMEOUT), so a submitter
 -- that went away never holds the others up for longer than the pick-up window.
--- Answers the live lock (or nil) and whether a lock hash existed at all.
+-- Answers the live lock (or nil) and whether the lcid had a lock at all.
 local function recover_orphan(now, max_attempts, dead_keep, keep)
   local l = read_lock()
   if not l then return nil, false end
-  if tonumber(l.exp) > now then return l, true end
+  if l.exp > now then return l, true end
   local m = get_meta(l.rid)
   if l.pk == '0' then
     if m and m.s == 'ACTIVE' then
@@ -45,6 +45,6 @@ local function recover_orphan(now, max_attempts, dead_keep, keep)
       if am and am.s == 'ACTIVE' then requeue_or_dead(rids[i], am, 'lease expired', now, max_attempts, dead_keep) end
     end
   end
-  redis.call('DEL', K_LOCK)
+  clear_lock()
   return nil, true
 end

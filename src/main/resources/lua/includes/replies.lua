@@ -1,5 +1,5 @@
 -- Replies that several scripts answer (redis/Reply.java, lock/ScriptReplies.java read them).
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/requests"
 --- @include "includes/lock"
 
@@ -11,19 +11,19 @@ local function next_reply(l, metas)
   for i, rid in ipairs(active_rids(l)) do
     local m = metas and metas[rid] or get_meta(rid)
     local payload = false
-    if m.p ~= 0 then payload = get_payload(rid) or false end
-    items[i] = { rid, tostring(m.a), payload }
+    if has_payload(m) then payload = get_payload(rid) or false end
+    items[i] = { rid, m.a, payload }
   end
   local first = items[1]
-  return { 'NEXT', l.token, l.fence, l.exp, tostring(l.lease), first[1], first[2], first[3], items }
+  return { 'NEXT', l.token, l.fence, l.exp, l.lease, first[1], first[2], first[3], items }
 end
 
 local function acquired_reply(l)
-  return { 'ACQUIRED', l.token, l.fence, l.exp, tostring(l.lease), l.rid }
+  return { 'ACQUIRED', l.token, l.fence, l.exp, l.lease, l.rid }
 end
 
 local function duplicate_reply(rid, m)
-  return { 'DUPLICATE_REQUEST', m.s, tostring(m.a), redis.call('HGET', K_REQS, 'r:' .. rid) or false, m.why or false }
+  return { 'DUPLICATE_REQUEST', m.s, m.a, hget('r:' .. rid) or false, m.why or false }
 end
 
 local function position(rid)

@@ -1,5 +1,5 @@
 -- What a caller may see of one request (GET .../requests/{id}).
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/requests"
 --- @include "includes/replies"
 
@@ -7,6 +7,6 @@
 local function request_view(rid, m)
   local pos = false
   if m.s == 'QUEUED' then pos = position(rid) or false end
-  return { 'REQUEST', m.s, tostring(m.a), pos, m.f or false, redis.call('HGET', K_REQS, 'r:' .. rid) or false,
+  return { 'REQUEST', m.s, m.a, pos, m.f or false, hget('r:' .. rid) or false,
     m.why or false }
 end

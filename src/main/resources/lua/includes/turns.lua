@@ -1,9 +1,10 @@
 -- Wait-mode requests (protocol v1.1): they keep their place in the FIFO queue but are never
 -- handed to another holder; when one reaches the head and the lock is free of its predecessor,
 -- the lock is granted to it (its turn), and its submitter picks it up by repeating its acquire.
---- @include "includes/keys"
+--- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/requests"
+--- @include "includes/lock"
 --- @include "includes/fence"
 --- @include "includes/grant"
 --- @include "includes/claim_index"
@@ -13,9 +14,9 @@ local function is_wait(m)
   return m ~= nil and m.md == 'w'
 end
 
--- The lease a wait request asked for, counted from its pick-up.
+-- The lease a wait request asked for (ms, a string), counted from its pick-up.
 local function wait_lease(m, default)
-  return tonumber(m.ls or default)
+  return m.ls or default
 end
 
 -- Grants the lock to rid (a wait request just taken off the head) as its turn: a new token and
@@ -35,8 +36,8 @@ end
 local function pick_up(l, m, now)
   if l.pk == '0' then
     local lease = wait_lease(m, l.lease)
-    l.exp, l.lease, l.pk = num(now + lease), tostring(lease), '1'
-    redis.call('HSET', K_LOCK, 'exp', l.exp, 'lease', l.lease, 'pk', '1')
+    l.t, l.lease, l.exp, l.pk = num(now), lease, now + lease, '1'
+    write_lock(l)
   end
   return l
 end
@@ -47,7 +48,7 @@ end
 -- queue empty (no need to look again).
 local function pass_on(token, now, now_us, pickup, empty)
   if empty then
-    redis.call('DEL', K_LOCK)
+    clear_lock()
     return 0, false
   end
   local head = redis.call('LINDEX', K_QUEUE, '0')
@@ -59,7 +60,7 @@ local function pass_on(token, now, now_us, pickup, empty)
       return redis.call('LLEN', K_QUEUE), head
     end
   end
-  redis.call('DEL', K_LOCK)
+  clear_lock()
   local pending = redis.call('LLEN', K_QUEUE)
   if pending > 0 then
     index_hint(now, now_us)

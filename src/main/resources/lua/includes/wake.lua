@@ -4,8 +4,8 @@
 -- Classic, not sharded, pub/sub: it works on Redis 6.2 and 7, Valkey and Cluster alike (a Cluster
 -- node forwards it to every node, so a replica subscribed on any one node hears it). At most once:
 -- a lost message only delays a waiter until its re-check (docs/modes-and-batches.md, long-poll).
---- @include "includes/keys"
+--- @include "includes/store"
 
 local function wake(rid)
-  redis.call('PUBLISH', 'baton:wake', string.match(K_LOCK, '%b{}') .. rid)
+  redis.call('PUBLISH', 'baton:wake', string.match(K_STATE, '%b{}') .. rid)
 end

@@ -16,6 +16,7 @@ import dev.baton.config.BatonConfig;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.ProblemCode;
 import dev.baton.redis.BackendUnavailableException;
+import dev.baton.redis.LayoutMismatchException;
 import dev.baton.redis.ReplicasNotAckedException;
 import dev.baton.security.AccessDenied;
 
@@ -57,10 +58,17 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response backendUnavailable(BackendUnavailableException e, UriInfo uri) {
-        LOG.warnf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
-        String detail = e instanceof ReplicasNotAckedException
-                ? "the change was not yet confirmed by enough Redis replicas, retry later (the retry is safe)"
-                : "the lock store is unavailable, retry later";
+        String detail;
+        if (e instanceof LayoutMismatchException) {
+            // LayoutVersion logged the cause once; a line per refused call would bury it.
+            LOG.debugf("refused on %s: %s", uri.getPath(), e.getMessage());
+            detail = "this replica does not read the Redis layout in use (an upgrade in progress?), retry later";
+        } else {
+            LOG.warnf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
+            detail = e instanceof ReplicasNotAckedException
+                    ? "the change was not yet confirmed by enough Redis replicas, retry later (the retry is safe)"
+                    : "the lock store is unavailable, retry later";
+        }
         return build(ProblemCode.BACKEND_UNAVAILABLE, detail, uri,
                 null, null, null, null)
                 .header("Retry-After", config.backend().retryAfterSeconds())

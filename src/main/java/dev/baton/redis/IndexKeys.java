@@ -36,6 +36,14 @@ public final class IndexKeys {
         return "{" + busy(tenant) + "}:versions";
     }
 
+    /**
+     * The Redis layout version the tenant's keys are in ({@link LayoutVersion}): written once, by
+     * the first replica that starts on a Redis without Baton data for the tenant.
+     */
+    public static String layout(String tenant) {
+        return "baton:" + tenant + ":layout";
+    }
+
     /** DEAD requests as {@link #deadMember} entries, scored by when they died (ms, Redis clock). */
     public static String dead(String tenant) {
         return "baton:" + tenant + ":dead";

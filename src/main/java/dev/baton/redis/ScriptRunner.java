@@ -43,9 +43,11 @@ public class ScriptRunner {
     private final int replicasAcked;
     private final Duration replicasTimeout;
     private final BackendEvents events;
+    private final LayoutVersion layout;
 
-    public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events) {
+    public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events, LayoutVersion layout) {
         this.redis = redis;
+        this.layout = layout;
         this.replicasAcked = config.backend().replicasAcked();
         this.replicasTimeout = config.backend().replicasTimeout();
         this.events = events;
@@ -65,7 +67,13 @@ public class ScriptRunner {
         return runRaw(script, keys, args, null);
     }
 
+    /** Every script waits for the layout check: a replica must never read or write another layout's keys. */
     private Uni<Response> runRaw(LuaScript script, List<String> keys, List<String> args, String ackKey) {
+        Uni<Response> run = runChecked(script, keys, args, ackKey);
+        return layout.verified() ? run : guarded(layout.check()).chain(() -> run);
+    }
+
+    private Uni<Response> runChecked(LuaScript script, List<String> keys, List<String> args, String ackKey) {
         return guarded(attempt(Command.EVALSHA, script.sha1(), script, keys, args, ackKey)
                 .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
                     LOG.debugf("script %s not cached on the server, sending it with EVAL", script);

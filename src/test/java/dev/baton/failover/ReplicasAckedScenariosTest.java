@@ -11,6 +11,7 @@ import java.net.URI;
 
 import org.junit.jupiter.api.Test;
 
+import dev.baton.redis.LockKeys;
 import dev.baton.testing.Api;
 import dev.baton.testing.Metrics;
 import dev.baton.testing.RedisNodes;
@@ -39,12 +40,16 @@ class ReplicasAckedScenariosTest {
     @Test
     void given_a_replica_that_confirms_when_a_request_is_acquired_and_queued_then_both_are_on_the_replica_when_answered() {
         String lcid = Api.unique("acked");
-        acquire(lcid, "r1").then().statusCode(200).body("status", equalTo("ACQUIRED"));
+        String token = acquire(lcid, "r1").then().statusCode(200).body("status", equalTo("ACQUIRED")).extract()
+                .path("token");
         acquire(lcid, "r2").then().statusCode(202).body("status", equalTo("QUEUED"));
         try (Jedis replica = ReplicaPairResource.replica().jedis()) {
-            String base = "baton:{default|" + lcid + "}:";
-            assertThat(replica.hget(base + "lock", "rid")).as("the grant to r1 on the replica").isEqualTo("r1");
-            assertThat(replica.lrange(base + "queue", 0, -1)).as("the queued r2 on the replica").containsExactly("r2");
+            // Read where the layout keeps them (docs/internals/redis-layout.md): the lock's first two
+            // parts are its token and its active request.
+            LockKeys keys = LockKeys.of("default", lcid);
+            String lock = replica.hget(keys.state(), "lock");
+            assertThat(lock).as("the grant to r1 on the replica").startsWith(token + " r1 ");
+            assertThat(replica.lrange(keys.queue(), 0, -1)).as("the queued r2 on the replica").containsExactly("r2");
         }
     }
 

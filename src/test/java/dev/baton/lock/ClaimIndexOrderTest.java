@@ -127,9 +127,10 @@ class ClaimIndexOrderTest {
         return ScriptReplies.claim(lcid, redis.run(new ScriptCall.ClaimInspect(), LockKeys.of(TENANT, lcid)).await().indefinitely());
     }
 
+    /** The version of what the lcid shows now: that of the last hint it gave the index. */
     private long indexVersionOf(String lcid) {
-        return Long.parseLong(redis.call(Command.HGET, LockKeys.of(TENANT, lcid).requests(), "seq")
-                .await().indefinitely().toString());
+        ClaimAnswer seen = inspect(lcid);
+        return seen instanceof ClaimAnswer.Busy busy ? busy.indexVersion() : ((ClaimAnswer.Idle) seen).indexVersion();
     }
 
     private Long indexScore(String lcid) {

@@ -90,7 +90,7 @@ class ScriptScenariosTest {
         assertThat(retried.text(5)).isEqualTo("r2");
         assertThat(retried.number(2)).isEqualTo(next.number(2));
         assertThat(released.text(0)).isEqualTo("RELEASED");
-        assertThat(command(Command.PTTL, lcid.requests()).toLong()).isPositive();
+        assertThat(command(Command.PTTL, lcid.state()).toLong()).isPositive();
     }
 
     @Test
@@ -237,7 +237,7 @@ class ScriptScenariosTest {
         String acquire = LuaScript.ACQUIRE.source();
 
         assertThat(acquire.split("local function clock\\(", -1)).hasSize(2);
-        assertThat(acquire.split("local K_LOCK", -1)).hasSize(2);
+        assertThat(acquire.split("local K_STATE", -1)).hasSize(2);
         assertThat(acquire).doesNotContain("@include");
         assertThatThrownBy(() -> LuaSource.load("includes/test_cycle_a")).hasMessageContaining("cycle");
     }
