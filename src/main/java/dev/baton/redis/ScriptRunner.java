@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import dev.baton.config.BatonConfig;
@@ -34,9 +35,6 @@ public class ScriptRunner {
     /** How Redis names a line of the running script: user_script:12 (7.x), @user_script:12 (6.2). */
     private static final Pattern SCRIPT_LINE = Pattern.compile("user_script:(\\d+)");
 
-    /** The ack key only has to outlive the WAIT that follows it. */
-    private static final long ACK_KEY_TTL_MS = 10_000;
-
     private static final Set<String> BUG_ERRORS = Set.of("ERR", "WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS");
 
     private final SharedConnections redis;
@@ -44,13 +42,17 @@ public class ScriptRunner {
     private final Duration replicasTimeout;
     private final BackendEvents events;
     private final LayoutVersion layout;
+    /** Whether writes share WAITs (not on a Cluster: see attempt). */
+    private final boolean groupCommit;
 
-    public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events, LayoutVersion layout) {
+    public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events, LayoutVersion layout,
+            @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType) {
         this.redis = redis;
         this.layout = layout;
         this.replicasAcked = config.backend().replicasAcked();
         this.replicasTimeout = config.backend().replicasTimeout();
         this.events = events;
+        this.groupCommit = !"cluster".equalsIgnoreCase(clientType);
     }
 
     /** One lcid script on the lcid's keys. */
@@ -83,12 +85,12 @@ public class ScriptRunner {
     }
 
     /**
-     * One run of the script; a writing one followed, on the same connection, by WAIT when answers
-     * must wait for replicas (baton.backend.replicas-acked). WAIT cannot run inside a script, and
-     * covers the writes this connection made before it. A retried call may only read back what
-     * its first, unacknowledged attempt wrote (over another connection, or another replica of
-     * the service): the write to the lcid's ack key in between makes WAIT cover everything the
-     * primary had by then, that too.
+     * One run of the script; when answers must wait for replicas (baton.backend.replicas-acked)
+     * a writing one is answered only after a WAIT that covers it. WAIT cannot run inside a script.
+     * On one server (standalone, Sentinel) concurrent writes share WAITs ({@link GroupCommit}).
+     * On a Cluster each write is followed, on the connection to its own slot's primary, by a
+     * write to the lcid's ack key and its own WAIT: the ack key makes WAIT also cover what an
+     * earlier, unacknowledged attempt wrote when a retry only reads it back.
      */
     private Uni<Response> attempt(Command command, String scriptOrSha, LuaScript script, List<String> keys,
             List<String> args, String ackKey) {
@@ -96,17 +98,27 @@ public class ScriptRunner {
         if (replicasAcked == 0 || !script.writes()) {
             return send(run);
         }
+        if (groupCommit) {
+            return redis.sendAcked(run, replicasAcked, replicasTimeout).map(acked -> {
+                checkAcked(acked.replicas());
+                return acked.reply();
+            });
+        }
         Request wait = Request.cmd(Command.WAIT).arg(replicasAcked).arg(replicasTimeout.toMillis());
         List<Request> batch = ackKey == null ? List.of(run, wait)
-                : List.of(run, Request.cmd(Command.SET).arg(ackKey).arg("1").arg("PX").arg(ACK_KEY_TTL_MS), wait);
+                : List.of(run, Request.cmd(Command.SET).arg(ackKey).arg("1").arg("PX").arg(GroupCommit.ACK_KEY_TTL_MS),
+                        wait);
         return redis.batch(batch).map(replies -> {
-            long acked = replies.get(replies.size() - 1).toLong();
-            if (acked < replicasAcked) {
-                events.replicasMissing();
-                throw new ReplicasNotAckedException(acked, replicasAcked, replicasTimeout);
-            }
+            checkAcked(replies.get(replies.size() - 1).toLong());
             return replies.get(0);
         });
+    }
+
+    private void checkAcked(long acked) {
+        if (acked < replicasAcked) {
+            events.replicasMissing();
+            throw new ReplicasNotAckedException(acked, replicasAcked, replicasTimeout);
+        }
     }
 
     /** A script's own error, with the line Redis names translated to the helper file it came from. */

@@ -66,13 +66,32 @@ public class SharedConnections {
                 .onFailure(SharedConnections::isBatchError).transform(SharedConnections::unwrapped));
     }
 
+    /** A write's reply and how many replicas acknowledged it. */
+    public record Acked(Response reply, long replicas) {
+    }
+
+    /**
+     * Sends a write and answers it once a WAIT for {@code replicas} replicas, sent on the same
+     * connection after the write's reply, has answered ({@link GroupCommit}: writes answered
+     * together share one WAIT). Not on a Cluster.
+     */
+    public Uni<Acked> sendAcked(Request write, int replicas, Duration replicasTimeout) {
+        return onSlot((slot, connection) -> connection.send(write)
+                .chain(reply -> slot.group(connection, replicas, replicasTimeout).acked()
+                        .map(acked -> new Acked(reply, acked))));
+    }
+
     private <T> Uni<T> onConnection(Function<RedisConnection, Uni<T>> call) {
+        return onSlot((slot, connection) -> call.apply(connection));
+    }
+
+    private <T> Uni<T> onSlot(java.util.function.BiFunction<Slot, RedisConnection, Uni<T>> call) {
         Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
         AtomicReference<RedisConnection> used = new AtomicReference<>();
         return slot.connection()
                 .chain(connection -> {
                     used.set(connection);
-                    return call.apply(connection);
+                    return call.apply(slot, connection);
                 })
                 .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
@@ -147,6 +166,19 @@ public class SharedConnections {
         /** The connection being opened or open (memoized), null when there is none. */
         private final AtomicReference<Uni<RedisConnection>> current = new AtomicReference<>();
         private final AtomicReference<RedisConnection> open = new AtomicReference<>();
+        /** The group commit of the open connection: dropped with it, so a WAIT never goes to another one. */
+        private final AtomicReference<GroupCommit> group = new AtomicReference<>();
+
+        GroupCommit group(RedisConnection connection, int replicas, Duration replicasTimeout) {
+            GroupCommit current = group.get();
+            if (current != null && current.connection() == connection) {
+                return current;
+            }
+            GroupCommit fresh = new GroupCommit(connection, requests -> connection.batch(requests)
+                    .onFailure(SharedConnections::isBatchError).transform(SharedConnections::unwrapped),
+                    replicas, replicasTimeout.toMillis());
+            return group.compareAndSet(current, fresh) ? fresh : group(connection, replicas, replicasTimeout);
+        }
 
         Uni<RedisConnection> connection() {
             Uni<RedisConnection> uni = current.get();

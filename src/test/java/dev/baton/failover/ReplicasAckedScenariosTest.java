@@ -8,6 +8,12 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +60,56 @@ class ReplicasAckedScenariosTest {
     }
 
     @Test
+    void given_many_concurrent_changes_then_they_share_waits_and_each_is_on_the_replica_when_answered()
+            throws Exception {
+        int changes = 48;
+        List<String> lcids = new ArrayList<>();
+        for (int i = 0; i < changes; i++) {
+            lcids.add(Api.unique("group"));
+        }
+        try (Jedis primary = ReplicaPairResource.primary().jedis()) {
+            primary.configResetStat();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(changes);
+        RedisNodes.Node replica = ReplicaPairResource.replica();
+        List<Future<String>> answers = new ArrayList<>();
+        // A replica slow for a moment, well inside replicas-timeout: writes answered meanwhile
+        // wait behind the WAIT in flight and share the next one.
+        replica.pause();
+        try {
+            for (String lcid : lcids) {
+                answers.add(pool.submit(() -> {
+                    String token = acquire(lcid, "r1").then().statusCode(200).extract().path("token");
+                    // Answered, so the replica must have it already.
+                    try (Jedis onReplica = ReplicaPairResource.replica().jedis()) {
+                        return onReplica.hget(LockKeys.of("default", lcid).state(), "lock").startsWith(token + " r1 ")
+                                ? "on replica" : "missing";
+                    }
+                }));
+            }
+            Thread.sleep(150);
+        } finally {
+            replica.resume();
+        }
+        for (Future<String> answer : answers) {
+            assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("on replica");
+        }
+        pool.shutdown();
+        try (Jedis primary = ReplicaPairResource.primary().jedis()) {
+            String stats = primary.info("commandstats");
+            assertThat(calls(stats, "evalsha")).isGreaterThanOrEqualTo(changes);
+            assertThat(calls(stats, "wait")).as("WAITs for %d concurrent changes", changes).isLessThanOrEqualTo(changes / 2);
+        }
+    }
+
+    /** calls= of one command in INFO commandstats. */
+    private static long calls(String commandStats, String command) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=(\\d+)")
+                .matcher(commandStats);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    @Test
     void given_a_stalled_replica_when_a_change_is_asked_for_then_503_with_retry_after_and_the_retry_after_it_recovers_gets_the_answer() {
         String lcid = Api.unique("stalled");
         Metrics before = Metrics.scrape(metrics.toString());
@@ -86,8 +142,8 @@ class ReplicasAckedScenariosTest {
 
     @Test
     void given_a_primary_that_forgot_its_scripts_when_a_change_is_asked_for_then_the_script_is_sent_again_and_answered() {
-        // A promoted replica has no scripts cached. With replicas-acked the script runs in a batch
-        // with WAIT, where the client reports NOSCRIPT inside its own batch error.
+        // A promoted replica has no scripts cached: NOSCRIPT comes before any WAIT is sent (on a
+        // Cluster, inside the batch of the script and its WAIT, as the client's batch error).
         String lcid = Api.unique("forgot");
         try (Jedis primary = ReplicaPairResource.primary().jedis()) {
             primary.scriptFlush();
