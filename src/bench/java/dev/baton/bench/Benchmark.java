@@ -193,16 +193,18 @@ public final class Benchmark {
         if (args.containsKey("only")) {
             // One scenario after its own warm-up: for profiling and for trying a change quickly.
             int clients = Integer.parseInt(args.getOrDefault("clients", "64"));
+            int workMs = Integer.parseInt(args.getOrDefault("work-ms", "0"));
             long warmup = Long.parseLong(args.getOrDefault("warmup", "8"));
             Result result = null;
             for (long forSeconds : new long[] { warmup, seconds }) {
                 result = switch (args.get("only")) {
                     case "uncontended" -> uncontended(clients, forSeconds);
-                    case "hot" -> hotLcid(clients, forSeconds, Integer.parseInt(args.getOrDefault("take", "1")));
+                    case "hot" -> hotLcid(clients, forSeconds, Integer.parseInt(args.getOrDefault("take", "1")), workMs);
                     case "direct" -> scriptsDirect(clients, forSeconds);
-                    case "spin" -> spinLock(clients, forSeconds);
+                    case "spin" -> spinLock(clients, forSeconds, workMs);
                     case "etcd" -> etcdLocks(clients, forSeconds);
-                    default -> throw new IllegalArgumentException("--only=uncontended|hot|direct|spin|etcd");
+                    case "etcd-hot" -> etcdLocks(clients, forSeconds, true);
+                    default -> throw new IllegalArgumentException("--only=uncontended|hot|direct|spin|etcd|etcd-hot");
                 };
                 System.err.println("measuring");
             }
@@ -213,18 +215,24 @@ public final class Benchmark {
         // after 30 s of load), pools, the script cache.
         long warmup = Long.parseLong(args.getOrDefault("warmup", "45"));
         uncontended(64, warmup);
-        hotLcid(16, Math.max(3, warmup / 6), 1);
-        hotLcid(16, Math.max(3, warmup / 6), 16);
+        hotLcid(16, Math.max(3, warmup / 6), 1, 0);
+        hotLcid(16, Math.max(3, warmup / 6), 16, 0);
         results.add(uncontended(64, seconds));
-        results.add(hotLcid(16, seconds, 1));
-        results.add(hotLcid(16, seconds, 16));
-        System.err.println("hot lcid done");
+        // The hot lcid and the spin lock twice: with an empty critical section, and with 1 ms of
+        // work per lock hold (a request with take 1, a whole batch with take 16: one database
+        // transaction for the batch).
+        for (int workMs : new int[] { 0, CRITICAL_SECTION_MS }) {
+            results.add(hotLcid(16, seconds, 1, workMs));
+            results.add(hotLcid(16, seconds, 16, workMs));
+            results.add(spinLock(16, seconds, workMs));
+        }
+        System.err.println("hot lcid and spin lock done");
         results.add(scriptsDirect(64, seconds));
         System.err.println("scripts direct done");
-        results.add(spinLock(16, seconds));
         if (etcdUrl != null) {
             etcdLocks(64, Math.max(3, seconds / 2));
             results.add(etcdLocks(64, seconds));
+            results.add(etcdLocks(16, seconds, true));
             System.err.println("etcd done");
         }
         List<Result> curve = new ArrayList<>();
@@ -331,8 +339,10 @@ public final class Benchmark {
      * or by whoever held the lock (handoff). Processed/s is what the lock lets through. With
      * {@code take} > 1 holders are handed batches (batch handoff) and complete each as a whole.
      */
-    private Result hotLcid(int submitters, long forSeconds, int take) throws Exception {
-        HttpClient http = http(submitters);
+    private Result hotLcid(int submitters, long forSeconds, int take, int workMs) throws Exception {
+        // Two connections per submitter: its own holder loop may still run when it submits again,
+        // and no call ever waits for a pooled connection.
+        HttpClient http = http(2 * submitters);
         String lcid = "bench-" + run + "-hot" + scenarioRuns.incrementAndGet();
         ConcurrentHistogram latency = histogram();
         begin();
@@ -346,8 +356,11 @@ public final class Benchmark {
         long start = System.nanoTime();
         for (int s = 0; s < submitters; s++) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            submitLoop(http, lcid, take, "s" + s + "-", 0, deadline, submittedAt, processedSignals, latency,
-                    processed, errors, done);
+            String prefix = "s" + s + "-";
+            // Each loop on an event-loop context of its own, never on this thread: every HTTP
+            // callback then runs on a Vert.x context.
+            vertx.getOrCreateContext().runOnContext(v -> submitLoop(http, lcid, take, workMs, prefix, 0, deadline,
+                    submittedAt, processedSignals, latency, processed, errors, done));
             loops.add(done);
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new));
@@ -368,11 +381,12 @@ public final class Benchmark {
         }
         double took = (lastProcessed.get() - start) / 1e9;
         http.close();
-        return result("hot lcid submit->processed, take " + take, submitters, "processed/s", latency,
+        return result("hot lcid submit->processed, take " + take + criticalSection(workMs), submitters,
+                "processed/s", latency,
                 processed.get(), errors.get(), took);
     }
 
-    private void submitLoop(HttpClient http, String lcid, int take, String prefix, long n, long deadline,
+    private void submitLoop(HttpClient http, String lcid, int take, int workMs, String prefix, long n, long deadline,
             Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
             AtomicLong processed, AtomicLong errors, CompletableFuture<Void> done) {
         if (System.nanoTime() >= deadline) {
@@ -385,8 +399,8 @@ public final class Benchmark {
         submittedAt.put(requestId, System.nanoTime());
         String takeField = take > 1 ? ",\"take\":" + take : "";
         post(http, "/v1/locks/" + lcid + "/acquire", "{\"requestId\":\"" + requestId + "\"" + takeField + "}")
-                .compose(answer -> holderLoop(http, lcid, take, requestId, answer, submittedAt, signals, latency,
-                        processed))
+                .compose(answer -> holderLoop(http, lcid, take, workMs, requestId, answer, submittedAt, signals,
+                        latency, processed))
                 .onComplete(result -> {
                     if (result.failed()) {
                         if (errors.incrementAndGet() < 5) {
@@ -396,21 +410,36 @@ public final class Benchmark {
                         mine.complete(null);
                     }
                     io.vertx.core.Context context = vertx.getOrCreateContext();
-                    mine.whenComplete((ok, failure) -> context.runOnContext(v -> submitLoop(http, lcid, take, prefix,
-                            n + 1, deadline, submittedAt, signals, latency, processed, errors, done)));
+                    mine.whenComplete((ok, failure) -> context.runOnContext(v -> submitLoop(http, lcid, take, workMs,
+                            prefix, n + 1, deadline, submittedAt, signals, latency, processed, errors, done)));
                 });
     }
 
     /**
      * The holder loop of protocol.md: work on what we were given (a batch with take > 1), complete
-     * it, take the next.
+     * it, take the next. Answers when the lock was released.
      */
-    private Future<Void> holderLoop(HttpClient http, String lcid, int take, String self, JsonNode r,
+    private Future<Void> holderLoop(HttpClient http, String lcid, int take, int workMs, String self, JsonNode r,
             Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
             AtomicLong processed) {
+        io.vertx.core.Promise<Void> released = io.vertx.core.Promise.promise();
+        holderStep(http, lcid, take, workMs, self, r, submittedAt, signals, latency, processed, released);
+        return released.future();
+    }
+
+    /**
+     * One turn of the holder loop. The next turn is started from this one's callback rather than
+     * composed onto its future: a holder can hand off for the whole run, and a chain of thousands of
+     * composed futures overflows the stack when the last one completes (the error is swallowed and
+     * the submitter's loop never finishes).
+     */
+    private void holderStep(HttpClient http, String lcid, int take, int workMs, String self, JsonNode r,
+            Map<String, Long> submittedAt, Map<String, CompletableFuture<Void>> signals, ConcurrentHistogram latency,
+            AtomicLong processed, io.vertx.core.Promise<Void> released) {
         String status = r.path("status").asText();
         if (!status.equals("ACQUIRED") && !status.equals("NEXT")) {
-            return Future.succeededFuture();
+            released.complete();
+            return;
         }
         List<String> batch = new ArrayList<>();
         if (status.equals("ACQUIRED")) {
@@ -422,23 +451,27 @@ public final class Benchmark {
         String body = take == 1 ? "{\"token\":\"" + token + "\",\"requestId\":\"" + batch.get(0) + "\"}"
                 : "{\"token\":\"" + token + "\",\"take\":" + take + ",\"completed\":["
                         + String.join(",", batch.stream().map(id -> "{\"requestId\":\"" + id + "\"}").toList()) + "]}";
-        return post(http, "/v1/locks/" + lcid + "/complete", body)
-                .compose(next -> {
-                    long now = System.nanoTime();
-                    for (String working : batch) {
-                        Long at = submittedAt.remove(working);
-                        if (at != null) {
-                            latency.recordValue((now - at) / 1000);
-                        }
-                        processed.incrementAndGet();
-                        CompletableFuture<Void> signal = signals.remove(working);
-                        if (signal != null) {
-                            signal.complete(null);
-                        }
-                    }
-                    lastProcessed.set(now);
-                    return holderLoop(http, lcid, take, self, next, submittedAt, signals, latency, processed);
-                });
+        work(workMs).compose(worked -> post(http, "/v1/locks/" + lcid + "/complete", body)).onComplete(answer -> {
+            if (answer.failed()) {
+                released.fail(answer.cause());
+                return;
+            }
+            long now = System.nanoTime();
+            for (String working : batch) {
+                Long at = submittedAt.remove(working);
+                if (at != null) {
+                    latency.recordValue((now - at) / 1000);
+                }
+                processed.incrementAndGet();
+                CompletableFuture<Void> signal = signals.remove(working);
+                if (signal != null) {
+                    signal.complete(null);
+                }
+            }
+            lastProcessed.set(now);
+            holderStep(http, lcid, take, workMs, self, answer.result(), submittedAt, signals, latency, processed,
+                    released);
+        });
     }
 
     // ---- c. the limit: the same scripts straight on Redis --------------------------------------
@@ -504,12 +537,21 @@ public final class Benchmark {
      * unlocks it (two HTTP calls, as Baton's acquire and complete).
      */
     private Result etcdLocks(int clients, long forSeconds) throws Exception {
+        return etcdLocks(clients, forSeconds, false);
+    }
+
+    /**
+     * etcd's lock API with {@code hot}: every client locks the same name, as the hot-lcid
+     * scenario's submitters update one lcid (etcd queues the waiters by revision).
+     */
+    private Result etcdLocks(int clients, long forSeconds, boolean hot) throws Exception {
         java.net.URI url = java.net.URI.create(etcdUrl);
         HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
                 .setDefaultHost(url.getHost()).setDefaultPort(url.getPort()), new PoolOptions().setHttp1MaxSize(clients));
-        Result result = cycleScenario("etcd lock API (lease, lock, unlock), one name per client", clients, forSeconds,
+        String scenario = "etcd lock API (lease, lock, unlock), " + (hot ? "one name for all clients" : "one name per client");
+        Result result = cycleScenario(scenario, clients, forSeconds,
                 (loops, c, done) -> {
-                    String name = base64("bench-" + run + "-e" + loops.scenario() + "-" + c);
+                    String name = base64("bench-" + run + "-e" + loops.scenario() + (hot ? "" : "-" + c));
                     post(http, "/v3/lease/grant", "{\"TTL\":30}").onComplete(lease -> {
                         if (lease.failed()) {
                             System.err.println("etcd lease: " + lease.cause());
@@ -537,7 +579,7 @@ public final class Benchmark {
     private static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-    private Result spinLock(int workers, long forSeconds) throws Exception {
+    private Result spinLock(int workers, long forSeconds, int workMs) throws Exception {
         Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(redisUrl)
                 .setMaxPoolSize(workers).setMaxPoolWaiting(workers * 4));
         RedisAPI api = RedisAPI.api(redis);
@@ -547,14 +589,15 @@ public final class Benchmark {
         AtomicLong processed = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(forSeconds);
-        double took = closedLoops(workers, forSeconds, (w, done) -> spinLoop(api, key, deadline, latency, processed,
-                errors, done));
+        double took = closedLoops(workers, forSeconds, (w, done) -> spinLoop(api, key, workMs, deadline, latency,
+                processed, errors, done));
         redis.close();
-        return result("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)", workers,
+        return result("spin-retry lock, same hot key (SET NX PX, backoff, compare-and-delete)"
+                + criticalSection(workMs), workers,
                 "processed/s", latency, processed.get(), errors.get(), took);
     }
 
-    private void spinLoop(RedisAPI api, String key, long deadline, ConcurrentHistogram latency, AtomicLong processed,
+    private void spinLoop(RedisAPI api, String key, int workMs, long deadline, ConcurrentHistogram latency, AtomicLong processed,
             AtomicLong errors, CompletableFuture<Void> done) {
         if (System.nanoTime() >= deadline) {
             done.complete(null);
@@ -562,11 +605,11 @@ public final class Benchmark {
         }
         long submitted = System.nanoTime();
         String token = Long.toString(ThreadLocalRandom.current().nextLong());
-        tryLock(api, key, token, submitted, deadline, latency, processed, errors,
-                () -> spinLoop(api, key, deadline, latency, processed, errors, done));
+        tryLock(api, key, workMs, token, submitted, deadline, latency, processed, errors,
+                () -> spinLoop(api, key, workMs, deadline, latency, processed, errors, done));
     }
 
-    private void tryLock(RedisAPI api, String key, String token, long submitted, long deadline,
+    private void tryLock(RedisAPI api, String key, int workMs, String token, long submitted, long deadline,
             ConcurrentHistogram latency, AtomicLong processed, AtomicLong errors, Runnable next) {
         api.set(List.of(key, token, "NX", "PX", "30000")).onComplete(set -> {
             if (set.failed()) {
@@ -578,19 +621,37 @@ public final class Benchmark {
                     return;
                 }
                 // Busy: back off 1-10 ms and try again, as hand-written locks do.
-                vertx.setTimer(1 + ThreadLocalRandom.current().nextInt(10), t -> tryLock(api, key, token, submitted,
+                vertx.setTimer(1 + ThreadLocalRandom.current().nextInt(10), t -> tryLock(api, key, workMs, token, submitted,
                         deadline, latency, processed, errors, next));
             } else {
-                api.eval(List.of(COMPARE_AND_DELETE, "1", key, token)).onComplete(released -> {
-                    latency.recordValue((System.nanoTime() - submitted) / 1000);
-                    processed.incrementAndGet();
-                    next.run();
-                });
+                work(workMs).compose(worked -> api.eval(List.of(COMPARE_AND_DELETE, "1", key, token)))
+                        .onComplete(released -> {
+                            latency.recordValue((System.nanoTime() - submitted) / 1000);
+                            processed.incrementAndGet();
+                            next.run();
+                        });
             }
         });
     }
 
     // ---- plumbing -------------------------------------------------------------------------------
+
+    /** The critical section of the hot scenarios: what a holder does while it holds the lock. */
+    private static final int CRITICAL_SECTION_MS = 1;
+
+    /** The holder's work under the lock: nothing, or a timer of {@code ms} (a database call's wait, no CPU). */
+    private Future<Void> work(int ms) {
+        if (ms == 0) {
+            return Future.succeededFuture();
+        }
+        io.vertx.core.Promise<Void> worked = io.vertx.core.Promise.promise();
+        vertx.setTimer(ms, t -> worked.complete());
+        return worked.future();
+    }
+
+    private static String criticalSection(int workMs) {
+        return workMs == 0 ? "" : ", " + workMs + " ms critical section";
+    }
 
     /** Starts one closed loop per client and waits until all passed the deadline; answers the seconds run. */
     private static double closedLoops(int count, long forSeconds,
