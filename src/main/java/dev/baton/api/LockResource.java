@@ -133,6 +133,6 @@ public class LockResource {
     }
 
     private static Uni<Response> answer(Uni<Outcome> outcome) {
-        return outcome.map(o -> Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON).build());
+        return outcome.map(o -> Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON_TYPE).build());
     }
 }

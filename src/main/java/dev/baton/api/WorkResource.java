@@ -45,7 +45,7 @@ public class WorkResource {
         int take = rules.take(body == null ? null : body.take(), 1);
         String prefix = rules.lcidPrefix(body == null ? null : body.lcidPrefix());
         return coordinator.claim(tenant, leaseMs, take, prefix).map(next -> next
-                .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON).build())
+                .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON_TYPE).build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 

@@ -45,7 +45,7 @@ class LcidScripts {
         return Uni.createFrom().deferred(() -> {
             long start = System.nanoTime();
             return scripts.run(call, LockKeys.of(tenant, lcid))
-                    .invoke(reply -> {
+                    .map(reply -> {
                         if (call.script().changesState()) {
                             stats.set(reply.stats());
                             index.record(tenant, lcid, stats.get());
@@ -53,8 +53,8 @@ class LcidScripts {
                                 events.lateHeartbeat(tenant, stats.get().renewedAfterMs(), stats.get().renewedLeaseMs());
                             }
                         }
+                        return parse.apply(reply);
                     })
-                    .map(parse)
                     .onItemOrFailure().invoke((item, failure) -> {
                         events.completed(operation, Duration.ofNanos(System.nanoTime() - start), asOutcome(item),
                                 failure, stats.get(), byHolder);

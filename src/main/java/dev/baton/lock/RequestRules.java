@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -23,9 +22,9 @@ import dev.baton.redis.ScriptCall;
 @ApplicationScoped
 public class RequestRules {
 
-    private static final Pattern LCID = Pattern.compile("[A-Za-z0-9._:@-]{1,200}");
-    private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
-    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
+    private static final IdentifierRule LCID = new IdentifierRule("._:@-", 200);
+    private static final IdentifierRule REQUEST_ID = new IdentifierRule("._:@-", 128);
+    private static final IdentifierRule TOKEN = new IdentifierRule("_-", 256);
     private static final int MAX_REASON_CHARS = 1024;
     private static final int MAX_LIMIT = 1000;
     private static final int MAX_QUEUE_PAGE = 100;
@@ -258,11 +257,11 @@ public class RequestRules {
         return json;
     }
 
-    private static String matching(String field, String value, Pattern pattern, String rule) {
+    private static String matching(String field, String value, IdentifierRule identifier, String rule) {
         if (value == null) {
             throw LockProblem.invalid(field, field + " is required");
         }
-        if (!pattern.matcher(value).matches()) {
+        if (!identifier.matches(value)) {
             throw LockProblem.invalid(field, field + " must be " + rule);
         }
         return value;

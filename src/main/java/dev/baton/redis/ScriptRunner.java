@@ -75,13 +75,30 @@ public class ScriptRunner {
         return layout.verified() ? run : guarded(layout.check()).chain(() -> run);
     }
 
+    /**
+     * One failure handler for the whole call (each Mutiny operator costs a context capture on every
+     * call, also when nothing fails): NOSCRIPT retries with EVAL, then {@link #translated}.
+     */
     private Uni<Response> runChecked(LuaScript script, List<String> keys, List<String> args, String ackKey) {
-        return guarded(attempt(Command.EVALSHA, script.sha1(), script, keys, args, ackKey)
-                .onFailure(ScriptRunner::isNoScript).recoverWithUni(() -> {
-                    LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
-                    return attempt(Command.EVAL, script.source(), script, keys, args, ackKey);
-                }))
-                .onFailure(ScriptRunner::isErrorReply).transform(failure -> located(script, failure));
+        return attempt(Command.EVALSHA, script.sha1(), script, keys, args, ackKey).onFailure().recoverWithUni(failure -> {
+            if (!isNoScript(failure)) {
+                return Uni.createFrom().failure(translated(script, failure));
+            }
+            LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
+            return attempt(Command.EVAL, script.source(), script, keys, args, ackKey).onFailure()
+                    .transform(again -> translated(script, again));
+        });
+    }
+
+    /**
+     * A backend fault becomes "unavailable" (503); any other error reply is a bug of the script,
+     * named with its line.
+     */
+    private static Throwable translated(LuaScript script, Throwable failure) {
+        if (isBackendFault(failure)) {
+            return unavailable(failure);
+        }
+        return isErrorReply(failure) ? located(script, failure) : failure;
     }
 
     /**

@@ -88,11 +88,19 @@ public class SharedConnections {
     private <T> Uni<T> onSlot(java.util.function.BiFunction<Slot, RedisConnection, Uni<T>> call) {
         Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
         AtomicReference<RedisConnection> used = new AtomicReference<>();
-        return slot.connection()
-                .chain(connection -> {
-                    used.set(connection);
-                    return call.apply(slot, connection);
-                })
+        // The usual case, an open connection, without waiting on the one being opened.
+        RedisConnection open = slot.open.get();
+        Uni<T> sent;
+        if (open != null) {
+            used.set(open);
+            sent = call.apply(slot, open);
+        } else {
+            sent = slot.connection().chain(connection -> {
+                used.set(connection);
+                return call.apply(slot, connection);
+            });
+        }
+        return sent
                 .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
                 // An error reply comes over a healthy connection, and so does "too many calls in
