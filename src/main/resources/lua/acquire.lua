@@ -12,8 +12,9 @@
 -- ARGV[10] mode of a new request: 'handoff' (any holder may do it) or 'wait' (only its submitter)
 -- ARGV[11] pick-up window ms of a wait request's turn
 -- ARGV[12] take: how many queued handoff requests a rescue hands this caller at most (1 to 100)
+-- ARGV[13] W3C traceparent of the submitting call, '' for none; ARGV[14] its tracestate, '' for none
 -- Returns ACQUIRED | QUEUED | NEXT | QUEUE_FULL | DUPLICATE_REQUEST. A repeat is answered from the
--- stored request: its mode, lease and payload are not changed by the repeat.
+-- stored request: its mode, lease, payload and trace context are not changed by the repeat.
 --- @include "includes/store"
 --- @include "includes/clock"
 --- @include "includes/stats"
@@ -28,6 +29,7 @@
 local rid, token, lease, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local qmax, max_attempts, keep, idle = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
 local dead_keep, wait_mode, pickup, take = ARGV[9], ARGV[10] == 'wait', ARGV[11], tonumber(ARGV[12])
+local traceparent, tracestate = ARGV[13], ARGV[14]
 -- No prune here: every request ends through complete, abort or claim, and they prune.
 local now, now_us = clock()
 prefetch({ 'lock', 'm:' .. rid, 'fence', 'seq' })
@@ -38,6 +40,11 @@ local function create(state)
   if wait_mode then
     m.md = 'w'
     m.ls = lease
+  end
+  -- Handed out with the request (NEXT, a turn, a claim), so the holder's work can link to it.
+  if traceparent ~= '' then
+    m.tp = traceparent
+    if tracestate ~= '' then m.ts = tracestate end
   end
   if payload ~= '' then hset('p:' .. rid, payload) end
   return m
@@ -53,11 +60,11 @@ if l then
   if m then
     if l.acq_rid == rid and l.via == 'acquire' then
       -- A retry of the call that was granted this lock: the same grant again.
-      if l.rid == rid then reply = acquired_reply(l)
+      if l.rid == rid then reply = acquired_reply(l, m)
       else reply = next_reply(l) end
     elseif l.rid == rid and l.via == 'turn' then
       -- A wait request's turn: picked up by this repeat, or answered again as picked up.
-      reply = acquired_reply(pick_up(l, m, now))
+      reply = acquired_reply(pick_up(l, m, now), m)
     elseif m.s == 'QUEUED' then
       reply = { 'QUEUED', position(rid), qlen }
     else
@@ -76,7 +83,7 @@ elseif qlen == 0 then
   m = create('ACTIVE')
   local fence = next_fence(now_us)
   activate(rid, m, fence, now)
-  reply = acquired_reply(grant(token, rid, fence, now, now_us, lease, rid, 'acquire'))
+  reply = acquired_reply(grant(token, rid, fence, now, now_us, lease, rid, 'acquire'), m)
 elseif not m and qlen >= qmax then
   reply = { 'QUEUE_FULL', qlen }
 else
@@ -96,7 +103,7 @@ else
     if head == rid then
       local fence = next_fence(now_us)
       activate(rid, hm, fence, now)
-      reply = acquired_reply(grant(token, rid, fence, now, now_us, wait_lease(hm, lease), rid, 'turn'))
+      reply = acquired_reply(grant(token, rid, fence, now, now_us, wait_lease(hm, lease), rid, 'turn'), hm)
     else
       grant_turn(head, hm, token, now, now_us, pickup)
       reply = { 'QUEUED', position(rid), redis.call('LLEN', K_QUEUE) }

@@ -1,7 +1,8 @@
 -- view_request: one request's state as a caller may see it. Changes nothing.
 -- KEYS: the lcid's keys (includes/store.lua: state, queue, due).
 -- ARGV[1] requestId
--- Returns NOT_FOUND | { 'REQUEST', state, attempt, position or false, fence or false, result or false, reason or false }.
+-- Returns NOT_FOUND | { 'REQUEST', state, attempt, position or false, fence or false, result or false, reason or false,
+--   traceparent or false, tracestate or false }.
 --- @include "includes/store"
 --- @include "includes/requests"
 --- @include "includes/request_view"

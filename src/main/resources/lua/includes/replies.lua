@@ -4,22 +4,24 @@
 --- @include "includes/lock"
 
 -- NEXT for the lock l: its first request as v1 answers it, then every request of its batch as
--- { requestId, attempt, payload } (one for a single request). metas: the requests' metas by
--- requestId when the caller has them, else they are read.
+-- { requestId, attempt, payload, traceparent, tracestate } (one for a single request). metas:
+-- the requests' metas by requestId when the caller has them, else they are read.
 local function next_reply(l, metas)
   local items = {}
   for i, rid in ipairs(active_rids(l)) do
     local m = metas and metas[rid] or get_meta(rid)
     local payload = false
     if has_payload(m) then payload = get_payload(rid) or false end
-    items[i] = { rid, m.a, payload }
+    items[i] = { rid, m.a, payload, m.tp or false, m.ts or false }
   end
   local first = items[1]
   return { 'NEXT', l.token, l.fence, l.exp, l.lease, first[1], first[2], first[3], items }
 end
 
-local function acquired_reply(l)
-  return { 'ACQUIRED', l.token, l.fence, l.exp, l.lease, l.rid }
+-- m: the active request's meta, for its trace context; nil where the answer is about the lease
+-- only (a heartbeat).
+local function acquired_reply(l, m)
+  return { 'ACQUIRED', l.token, l.fence, l.exp, l.lease, l.rid, m and m.tp or false, m and m.ts or false }
 end
 
 local function duplicate_reply(rid, m)

@@ -67,6 +67,7 @@ public class HttpFailures {
 
     private void send(RoutingContext context, ProblemCode code, String detail) {
         ProblemBody body = ProblemMappers.body(code, detail, context.request().path(), null, null, null, null);
+        CallSpan.problem(code.name());
         try {
             context.response().setStatusCode(ProblemType.status(code))
                     .putHeader("Content-Type", ProblemMappers.PROBLEM_JSON)

@@ -1,5 +1,7 @@
 package dev.baton.api;
 
+import java.util.List;
+
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -9,6 +11,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 
@@ -20,7 +23,10 @@ import dev.baton.lock.Outcome;
 import dev.baton.lock.QueueView;
 import dev.baton.lock.RequestRules;
 import dev.baton.lock.RequestView;
+import dev.baton.lock.TraceContext;
+import dev.baton.redis.ScriptCall;
 import dev.baton.security.Callers;
+import io.opentelemetry.api.trace.Span;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 
@@ -50,13 +56,15 @@ public class LockResource {
 
     @POST
     @Path("acquire")
-    public Uni<Response> acquire(@RestPath String lcid, AcquireBody body) {
+    public Uni<Response> acquire(@RestPath String lcid, @RestHeader String traceparent, @RestHeader String tracestate,
+            AcquireBody body) {
         String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.acquire(tenant, id, rules.requestId(body.requestId()),
+        String requestId = rules.requestId(body.requestId());
+        return answer(CallSpan.named(tenant, id, requestId), coordinator.acquire(tenant, id, requestId,
                 rules.json("payload", body.payload()), rules.leaseMs(body.leaseMs()), rules.waitMode(body.mode()),
-                rules.waitMs(body.waitMs()), rules.take(body.take(), 1)));
+                rules.waitMs(body.waitMs()), rules.take(body.take(), 1), TraceContext.of(traceparent, tracestate)));
     }
 
     @POST
@@ -65,7 +73,7 @@ public class LockResource {
         String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.heartbeat(tenant, id, rules.token(body.token()),
+        return answer(CallSpan.named(tenant, id, null), coordinator.heartbeat(tenant, id, rules.token(body.token()),
                 rules.optionalLeaseMs(body.leaseMs())));
     }
 
@@ -75,9 +83,10 @@ public class LockResource {
         String tenant = tenant();
         String id = rules.lcid(lcid);
         rules.body(body);
-        return answer(coordinator.complete(tenant, id, rules.token(body.token()),
-                rules.completions(body.requestId(), body.result(), body.completed()),
-                rules.namesBatch(body.completed()), rules.take(body.take(), 0)));
+        String token = rules.token(body.token());
+        List<ScriptCall.Completion> completions = rules.completions(body.requestId(), body.result(), body.completed());
+        return answer(CallSpan.named(tenant, id, completions.get(0).requestId()), coordinator.complete(tenant, id,
+                token, completions, rules.namesBatch(body.completed()), rules.take(body.take(), 0)));
     }
 
     @POST
@@ -87,7 +96,8 @@ public class LockResource {
         String id = rules.lcid(lcid);
         rules.body(body);
         String token = body.token() == null ? null : rules.token(body.token());
-        return answer(coordinator.abort(tenant, id, rules.requestId(body.requestId()), token,
+        String requestId = rules.requestId(body.requestId());
+        return answer(CallSpan.named(tenant, id, requestId), coordinator.abort(tenant, id, requestId, token,
                 Boolean.TRUE.equals(body.requeue()), rules.reason(body.reason())));
     }
 
@@ -95,7 +105,9 @@ public class LockResource {
     @Consumes(MediaType.WILDCARD)
     public Uni<LockView> lock(@RestPath String lcid) {
         String tenant = tenant();
-        return coordinator.viewLock(tenant, rules.lcid(lcid));
+        String id = rules.lcid(lcid);
+        CallSpan.named(tenant, id, null);
+        return coordinator.viewLock(tenant, id);
     }
 
     @GET
@@ -103,7 +115,10 @@ public class LockResource {
     @Consumes(MediaType.WILDCARD)
     public Uni<RequestView> request(@RestPath String lcid, @RestPath String requestId, @RestQuery String waitMs) {
         String tenant = tenant();
-        return coordinator.viewRequest(tenant, rules.lcid(lcid), rules.requestId(requestId), rules.waitMs(waitMs));
+        String id = rules.lcid(lcid);
+        String request = rules.requestId(requestId);
+        CallSpan.named(tenant, id, request);
+        return coordinator.viewRequest(tenant, id, request, rules.waitMs(waitMs));
     }
 
     /** A page of the queue, head first, for operators (admin key): state, attempt, age, payload on request. */
@@ -125,14 +140,19 @@ public class LockResource {
             throws JsonProcessingException {
         String tenant = callers.admin(identity).tenant();
         noBody.check(body);
-        return answer(coordinator.retry(tenant, rules.lcid(lcid), rules.requestId(requestId)));
+        String id = rules.lcid(lcid);
+        String request = rules.requestId(requestId);
+        return answer(CallSpan.named(tenant, id, request), coordinator.retry(tenant, id, request));
     }
 
     private String tenant() {
         return callers.of(identity).tenant();
     }
 
-    private static Uni<Response> answer(Uni<Outcome> outcome) {
-        return outcome.map(o -> Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON_TYPE).build());
+    private static Uni<Response> answer(Span span, Uni<Outcome> outcome) {
+        return outcome.map(o -> {
+            CallSpan.answered(span, o);
+            return Response.status(o.httpStatus()).entity(o).type(MediaType.APPLICATION_JSON_TYPE).build();
+        });
     }
 }

@@ -64,7 +64,8 @@ public class ProblemMappers {
             LOG.debugf("refused on %s: %s", uri.getPath(), e.getMessage());
             detail = "this replica does not read the Redis layout in use (an upgrade in progress?), retry later";
         } else {
-            LOG.warnf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
+            // redis.BackendStatus says it once per outage; a line per refused call would bury it.
+            LOG.debugf("Redis unavailable on %s: %s", uri.getPath(), e.getMessage());
             detail = e instanceof ReplicasNotAckedException
                     ? "the change was not yet confirmed by enough Redis replicas, retry later (the retry is safe)"
                     : "the lock store is unavailable, retry later";
@@ -153,6 +154,7 @@ public class ProblemMappers {
     }
 
     private static Response.ResponseBuilder build(ProblemBody body) {
+        CallSpan.problem(body.code());
         Response.ResponseBuilder response = Response.status(body.status()).type(PROBLEM_JSON).entity(body);
         if (ProblemCode.UNAUTHORIZED.name().equals(body.code())) {
             response.header("WWW-Authenticate", "Bearer realm=\"baton\"");

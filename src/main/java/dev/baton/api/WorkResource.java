@@ -15,6 +15,7 @@ import dev.baton.lock.BusyLocks;
 import dev.baton.lock.RequestRules;
 import dev.baton.lock.WorkCoordinator;
 import dev.baton.security.Callers;
+import io.opentelemetry.api.trace.Span;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 
@@ -44,8 +45,12 @@ public class WorkResource {
         long leaseMs = rules.leaseMs(body == null ? null : body.leaseMs());
         int take = rules.take(body == null ? null : body.take(), 1);
         String prefix = rules.lcidPrefix(body == null ? null : body.lcidPrefix());
+        Span span = CallSpan.named(tenant, null, null);
         return coordinator.claim(tenant, leaseMs, take, prefix).map(next -> next
-                .map(outcome -> Response.ok(outcome, MediaType.APPLICATION_JSON_TYPE).build())
+                .map(outcome -> {
+                    CallSpan.answered(span, outcome);
+                    return Response.ok(outcome, MediaType.APPLICATION_JSON_TYPE).build();
+                })
                 .orElseGet(() -> Response.noContent().build()));
     }
 

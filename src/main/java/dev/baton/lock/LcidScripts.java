@@ -36,14 +36,17 @@ class LcidScripts {
     /** A state change or view whose answer is an {@link Outcome} (or a problem). */
     Uni<Outcome> outcome(Operation operation, boolean byHolder, String tenant, String lcid, String requestId,
             ScriptCall call) {
-        return run(operation, byHolder, tenant, lcid, call, reply -> ScriptReplies.outcome(lcid, requestId, reply));
+        return run(operation, byHolder, tenant, lcid, requestId, call,
+                reply -> ScriptReplies.outcome(lcid, requestId, reply));
     }
 
-    <T> Uni<T> run(Operation operation, boolean byHolder, String tenant, String lcid, ScriptCall call,
-            Function<Reply, T> parse) {
+    /** requestId: the request the call names, for log lines (null for none). */
+    <T> Uni<T> run(Operation operation, boolean byHolder, String tenant, String lcid, String requestId,
+            ScriptCall call, Function<Reply, T> parse) {
         AtomicReference<ScriptStats> stats = new AtomicReference<>(ScriptStats.NONE);
         return Uni.createFrom().deferred(() -> {
             long start = System.nanoTime();
+            CallContext context = CallContext.current(tenant, lcid, requestId);
             return scripts.run(call, LockKeys.of(tenant, lcid))
                     .map(reply -> {
                         if (call.script().changesState()) {
@@ -56,8 +59,8 @@ class LcidScripts {
                         return parse.apply(reply);
                     })
                     .onItemOrFailure().invoke((item, failure) -> {
-                        events.completed(operation, Duration.ofNanos(System.nanoTime() - start), asOutcome(item),
-                                failure, stats.get(), byHolder);
+                        events.completed(operation, context, Duration.ofNanos(System.nanoTime() - start),
+                                asOutcome(item), failure, stats.get(), byHolder);
                         // Names only: an outcome's toString would carry its token.
                         LOG.debugf("%s %s|%s -> %s", operation, tenant, lcid, failure != null
                                 ? failure.getClass().getSimpleName() : item.getClass().getSimpleName());

@@ -39,23 +39,24 @@ public class LockCoordinator {
      * may (v1). With {@code waitMs}, a wait request that would be QUEUED holds the call until its turn: the
      * acquire is repeated on each wake-up and re-check, and the repeat that finds the turn picks it
      * up (ACQUIRED), exactly as the client's own repeat would. A handoff request ignores it.
+     * {@code trace}: the submitting call's trace context, stored with a new request.
      */
     public Uni<Outcome> acquire(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
-            boolean waitMode, long waitMs, int take) {
+            boolean waitMode, long waitMs, int take, TraceContext trace) {
         if (!waitMode) {
-            return acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, false, take);
+            return acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, false, take, trace);
         }
         return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
-                () -> acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, true, take),
+                () -> acquireOnce(tenant, lcid, requestId, payloadJson, leaseMs, true, take, trace),
                 outcome -> !(outcome instanceof Outcome.Queued));
     }
 
     private Uni<Outcome> acquireOnce(String tenant, String lcid, String requestId, String payloadJson, long leaseMs,
-            boolean waitMode, int take) {
+            boolean waitMode, int take, TraceContext trace) {
         return scripts.outcome(Operation.ACQUIRE, false, tenant, lcid, requestId, new ScriptCall.Acquire(requestId,
                 tokens.newToken(), leaseMs, payloadJson, config.queue().maxLength(), config.maxAttempts(),
                 Retention.result(config), Retention.idle(config), Retention.dead(config), waitMode,
-                config.waiting().pickupMs(), take));
+                config.waiting().pickupMs(), take, trace.traceparent(), trace.tracestate()));
     }
 
     public Uni<Outcome> heartbeat(String tenant, String lcid, String token, Long leaseMs) {
@@ -89,7 +90,7 @@ public class LockCoordinator {
     }
 
     public Uni<LockView> viewLock(String tenant, String lcid) {
-        return scripts.run(Operation.VIEW_LOCK, false, tenant, lcid, new ScriptCall.ViewLock(),
+        return scripts.run(Operation.VIEW_LOCK, false, tenant, lcid, null, new ScriptCall.ViewLock(),
                 reply -> ScriptReplies.lockView(lcid, reply));
     }
 
@@ -106,7 +107,7 @@ public class LockCoordinator {
     public Uni<RequestView> viewRequest(String tenant, String lcid, String requestId, long waitMs) {
         ScriptCall view = waitMs > 0 ? new ScriptCall.WatchRequest(requestId) : new ScriptCall.ViewRequest(requestId);
         return polls.hold(Wakeups.key(tenant, lcid, requestId), waitMs,
-                () -> scripts.run(Operation.VIEW_REQUEST, false, tenant, lcid, view,
+                () -> scripts.run(Operation.VIEW_REQUEST, false, tenant, lcid, requestId, view,
                         reply -> ScriptReplies.requestView(lcid, requestId, reply)),
                 result -> result.state().ended());
     }

@@ -20,12 +20,13 @@ public interface LockEvents {
     }
 
     /**
+     * @param call which lock the operation was about, and its trace
      * @param outcome the outcome, or null when the operation failed
      * @param failure the failure (a {@link LockProblem} or a backend failure), or null
      * @param byHolder for ABORT: whether the holder (with token) aborted, else a waiter withdrew
      */
-    void completed(Operation operation, Duration took, Outcome outcome, Throwable failure, ScriptStats stats,
-            boolean byHolder);
+    void completed(Operation operation, CallContext call, Duration took, Outcome outcome, Throwable failure,
+            ScriptStats stats, boolean byHolder);
 
     /**
      * A holder renewed its lease after more than half of it had run ({@code afterMs} of

@@ -27,9 +27,16 @@ public sealed interface Outcome {
         return 200;
     }
 
-    /** You hold the lock; work on your own request. */
-    record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt)
-            implements Outcome {
+    /**
+     * You hold the lock; work on your own request. {@code traceparent}, {@code tracestate}: the
+     * trace context it was submitted with, if any (not on a heartbeat's answer).
+     */
+    record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt,
+            String traceparent, String tracestate) implements Outcome {
+
+        public Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt) {
+            this(lcid, requestId, token, fence, leaseMs, expiresAt, null, null);
+        }
     }
 
     /** The lock is busy; your request waits at {@code position} (1 = next) and the holder will run it. */
@@ -60,8 +67,12 @@ public sealed interface Outcome {
         }
     }
 
-    /** The request a NEXT holder works on. */
+    /**
+     * The request a NEXT holder works on, with the trace context it was submitted with, if any:
+     * the holder's work span links to it.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record WorkItem(String requestId, @JsonRawValue String payload, int attempt) {
+    record WorkItem(String requestId, @JsonRawValue String payload, int attempt, String traceparent,
+            String tracestate) {
     }
 }

@@ -21,7 +21,7 @@ final class ScriptReplies {
         switch (tag) {
             case "ACQUIRED":
                 return new Outcome.Acquired(lcid, text(reply, 5), text(reply, 1), number(reply, 2),
-                        number(reply, 4), Instant.ofEpochMilli(number(reply, 3)));
+                        number(reply, 4), Instant.ofEpochMilli(number(reply, 3)), text(reply, 6), text(reply, 7));
             case "NEXT":
                 List<Outcome.WorkItem> requests = workItems(reply.array(8));
                 return new Outcome.Next(lcid, text(reply, 1), number(reply, 2), number(reply, 4),
@@ -35,12 +35,13 @@ final class ScriptReplies {
         }
     }
 
-    /** The { requestId, attempt, payload } entries of a NEXT reply's batch. */
+    /** The { requestId, attempt, payload, traceparent, tracestate } entries of a NEXT reply's batch. */
     private static List<Outcome.WorkItem> workItems(Reply items) {
         List<Outcome.WorkItem> list = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
             Reply item = items.array(i);
-            list.add(new Outcome.WorkItem(item.text(0), item.text(2), (int) item.number(1)));
+            list.add(new Outcome.WorkItem(item.text(0), item.text(2), (int) item.number(1), item.text(3),
+                    item.text(4)));
         }
         return List.copyOf(list);
     }
@@ -73,7 +74,8 @@ final class ScriptReplies {
         String fence = text(reply, 4);
         return new RequestView(lcid, requestId, RequestState.valueOf(text(reply, 1)),
                 position == null ? null : Integer.valueOf(position), (int) number(reply, 2),
-                fence == null ? null : Long.valueOf(fence), text(reply, 5), text(reply, 6));
+                fence == null ? null : Long.valueOf(fence), text(reply, 5), text(reply, 6), text(reply, 7),
+                text(reply, 8));
     }
 
     /** lua/view_queue.lua's page, starting at {@code offset}. */

@@ -55,7 +55,7 @@ public class WorkCoordinator {
         }
         IndexStore.Entry candidate = candidates.get(i);
         String lcid = candidate.member();
-        return scripts.run(Operation.CLAIM, true, tenant, lcid, new ScriptCall.Claim(tokens.newToken(), leaseMs,
+        return scripts.run(Operation.CLAIM, true, tenant, lcid, null, new ScriptCall.Claim(tokens.newToken(), leaseMs,
                 config.maxAttempts(), Retention.idle(config), Retention.dead(config), Retention.result(config),
                 config.waiting().pickupMs(), take), reply -> ScriptReplies.claim(lcid, reply))
                 .chain(answer -> {

@@ -10,6 +10,7 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import dev.baton.lock.CallContext;
 import dev.baton.lock.LockEvents;
 import dev.baton.lock.LockProblem;
 import dev.baton.lock.Outcome;
@@ -117,8 +118,9 @@ public class LockMetrics implements LockEvents, BackendEvents {
     }
 
     @Override
-    public void completed(Operation operation, Duration took, Outcome outcome, Throwable failure, ScriptStats stats,
-            boolean byHolder) {
+    public void completed(Operation operation, CallContext call, Duration took, Outcome outcome, Throwable failure,
+            ScriptStats stats, boolean byHolder) {
+        OperatorLog.completed(operation, call, failure, stats);
         operations.get(operation).record(took);
         requeued.increment(stats.requeued());
         dead.increment(stats.dead());

@@ -33,6 +33,7 @@ public enum LuaScript {
     CLAIM_INDEX_DROP("claim_index_drop", false, true);
 
     private final LuaSource source;
+    private final String fileName;
     private final String sha1;
     private final boolean changesState;
     private final boolean writes;
@@ -41,6 +42,7 @@ public enum LuaScript {
         this.changesState = changesState;
         this.writes = writes;
         this.source = LuaSource.load(name);
+        this.fileName = name + ".lua";
         this.sha1 = sha1(source.text());
     }
 
@@ -69,6 +71,11 @@ public enum LuaScript {
 
     public String sha1() {
         return sha1;
+    }
+
+    /** Its file's name, as traces name the span of a call: {@code acquire.lua}. */
+    public String spanName() {
+        return fileName;
     }
 
     private static String sha1(String text) {

@@ -16,17 +16,19 @@ public sealed interface ScriptCall {
 
     /**
      * lua/acquire.lua; {@code waitMode}: only its submitter does the request (its turn), else handoff;
-     * {@code take}: how many queued handoff requests a rescue of a stranded queue hands the caller.
+     * {@code take}: how many queued handoff requests a rescue of a stranded queue hands the caller;
+     * {@code traceparent} and {@code tracestate}: the submitting call's W3C trace context, stored
+     * with a new request (null for none).
      */
     record Acquire(String requestId, String token, long leaseMs, String payloadJson, int queueMax, int maxAttempts,
             long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs,
-            int take) implements ScriptCall {
+            int take, String traceparent, String tracestate) implements ScriptCall {
 
-        /** One request at a time (v1). */
+        /** One request at a time (v1), no trace context. */
         public Acquire(String requestId, String token, long leaseMs, String payloadJson, int queueMax, int maxAttempts,
                 long resultRetentionMs, long idleRetentionMs, long deadRetentionMs, boolean waitMode, long pickupMs) {
             this(requestId, token, leaseMs, payloadJson, queueMax, maxAttempts, resultRetentionMs, idleRetentionMs,
-                    deadRetentionMs, waitMode, pickupMs, 1);
+                    deadRetentionMs, waitMode, pickupMs, 1, null, null);
         }
 
         public LuaScript script() {
@@ -37,7 +39,7 @@ public sealed interface ScriptCall {
             return List.of(requestId, token, Long.toString(leaseMs), orNone(payloadJson), Integer.toString(queueMax),
                     Integer.toString(maxAttempts), Long.toString(resultRetentionMs), Long.toString(idleRetentionMs),
                     Long.toString(deadRetentionMs), waitMode ? "wait" : "handoff", Long.toString(pickupMs),
-                    Integer.toString(take));
+                    Integer.toString(take), orNone(traceparent), orNone(tracestate));
         }
     }
 

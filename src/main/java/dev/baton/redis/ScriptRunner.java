@@ -1,8 +1,11 @@
 package dev.baton.redis;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,13 +45,23 @@ public class ScriptRunner {
     private final Duration replicasTimeout;
     private final BackendEvents events;
     private final LayoutVersion layout;
+    private final ScriptSpans spans;
+    private final BackendStatus status;
+    /** When each script was last reported missing from the server's cache (NOSCRIPT), epoch ms. */
+    private final Map<LuaScript, AtomicLong> noScriptReported = new EnumMap<>(LuaScript.class);
     /** Whether writes share WAITs (not on a Cluster: see attempt). */
     private final boolean groupCommit;
 
     public ScriptRunner(SharedConnections redis, BatonConfig config, BackendEvents events, LayoutVersion layout,
+            ScriptSpans spans, BackendStatus status,
             @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType) {
         this.redis = redis;
         this.layout = layout;
+        this.spans = spans;
+        this.status = status;
+        for (LuaScript script : LuaScript.values()) {
+            noScriptReported.put(script, new AtomicLong());
+        }
         this.replicasAcked = config.backend().replicasAcked();
         this.replicasTimeout = config.backend().replicasTimeout();
         this.events = events;
@@ -57,7 +70,12 @@ public class ScriptRunner {
 
     /** One lcid script on the lcid's keys. */
     public Uni<Reply> run(ScriptCall call, LockKeys keys) {
-        return runRaw(call.script(), keys.asList(), call.argv(), keys.ack()).map(Reply::new);
+        return runRaw(call.script(), keys.asList(), call.argv(), keys.ack()).map(this::answered);
+    }
+
+    private Reply answered(Response response) {
+        status.answered();
+        return new Reply(response);
     }
 
     Uni<Reply> run(LuaScript script, List<String> keys, List<String> args) {
@@ -72,7 +90,7 @@ public class ScriptRunner {
     /** Every script waits for the layout check: a replica must never read or write another layout's keys. */
     private Uni<Response> runRaw(LuaScript script, List<String> keys, List<String> args, String ackKey) {
         Uni<Response> run = runChecked(script, keys, args, ackKey);
-        return layout.verified() ? run : guarded(layout.check()).chain(() -> run);
+        return spans.traced(script, layout.verified() ? run : guarded(layout.check()).chain(() -> run));
     }
 
     /**
@@ -84,17 +102,31 @@ public class ScriptRunner {
             if (!isNoScript(failure)) {
                 return Uni.createFrom().failure(translated(script, failure));
             }
-            LOG.debugf("script %s not cached on the server, sending it with EVAL", script);
+            noScript(script);
             return attempt(Command.EVAL, script.source(), script, keys, args, ackKey).onFailure()
                     .transform(again -> translated(script, again));
         });
     }
 
     /**
+     * Once a second per script at most: every call in flight when Redis restarted finds it missing,
+     * and one line says what happened.
+     */
+    private void noScript(LuaScript script) {
+        AtomicLong last = noScriptReported.get(script);
+        long now = System.currentTimeMillis();
+        long before = last.get();
+        if (now - before >= 1000 && last.compareAndSet(before, now)) {
+            LOG.infof("Script %s was not in Redis's script cache (Redis restarted, failed over or was flushed):"
+                    + " sent it again with EVAL", script.spanName());
+        }
+    }
+
+    /**
      * A backend fault becomes "unavailable" (503); any other error reply is a bug of the script,
      * named with its line.
      */
-    private static Throwable translated(LuaScript script, Throwable failure) {
+    private Throwable translated(LuaScript script, Throwable failure) {
         if (isBackendFault(failure)) {
             return unavailable(failure);
         }
@@ -157,7 +189,7 @@ public class ScriptRunner {
 
     /** Calls time out in {@link SharedConnections}; here every other backend fault becomes "unavailable". */
     private <T> Uni<T> guarded(Uni<T> call) {
-        return call.onFailure(ScriptRunner::isBackendFault).transform(ScriptRunner::unavailable);
+        return call.onFailure(ScriptRunner::isBackendFault).transform(this::unavailable);
     }
 
     /**
@@ -215,7 +247,8 @@ public class ScriptRunner {
         return !BUG_ERRORS.contains(kind) || message.startsWith("ERR max number of clients");
     }
 
-    private static Throwable unavailable(Throwable t) {
+    private Throwable unavailable(Throwable t) {
+        status.unavailable(t);
         return new BackendUnavailableException("Redis is unavailable: " + t.getMessage(), t);
     }
 }

@@ -39,14 +39,16 @@ class GeneratedClientTest {
         client.updateBaseUri(base.toString().replaceAll("/$", ""));
         LocksApi locks = new LocksApi(client);
         String lcid = Api.unique("generated");
+        // The trace context headers are optional: a generated client passes null for none.
         AcquireOutcome granted = locks.acquire(lcid, new AcquireRequest().requestId("pay-1").payload(
-                java.util.Map.of("amount", 10)));
+                java.util.Map.of("amount", 10)), null, null);
         Acquired acquired = granted.getAcquired();
         assertThat(acquired.getStatus()).isEqualTo(Acquired.StatusEnum.ACQUIRED);
         assertThat(acquired.getToken()).isNotBlank();
 
         // A second caller is queued (202, the same schema).
-        Queued queued = locks.acquire(lcid, new AcquireRequest().requestId("stock-1")).getQueued();
+        Queued queued = locks.acquire(lcid, new AcquireRequest().requestId("stock-1"),
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", null).getQueued();
         assertThat(queued.getPosition()).isEqualTo(1);
 
         Complete200Response handedOff = locks.complete(lcid,

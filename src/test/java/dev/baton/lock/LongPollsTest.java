@@ -33,8 +33,8 @@ class LongPollsTest {
         final AtomicInteger missed = new AtomicInteger();
 
         @Override
-        public void completed(Operation operation, Duration took, Outcome outcome, Throwable failure,
-                ScriptStats stats, boolean byHolder) {
+        public void completed(Operation operation, CallContext call, Duration took, Outcome outcome,
+                Throwable failure, ScriptStats stats, boolean byHolder) {
         }
 
         @Override

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.baton.testing.Contract;
 import dev.baton.testing.PackagedService;
-import dev.baton.testing.RedisTestResource;
+import dev.baton.testing.TestRedis;
 import io.restassured.http.ContentType;
 
 /** The packaged service, started as an operator would: prod profile, configured by environment. */
@@ -196,23 +196,6 @@ class ProdProfileIT {
                     .statusCode();
         } catch (IOException | InterruptedException e) {
             return -1;
-        }
-    }
-
-    /** The Redis of the CI pass, or one of the test's own. */
-    private record TestRedis(EmbeddedRedis embedded, String url) {
-        static TestRedis start() throws IOException {
-            if (RedisTestResource.externalUrl() != null) {
-                return new TestRedis(null, RedisTestResource.externalUrl());
-            }
-            EmbeddedRedis embedded = EmbeddedRedis.start();
-            return new TestRedis(embedded, embedded.url());
-        }
-
-        void close() throws IOException {
-            if (embedded != null) {
-                embedded.stop();
-            }
         }
     }
 }

@@ -31,6 +31,9 @@ import io.restassured.specification.RequestSpecification;
 @WithTestResource(RedisTestResource.class)
 class SecretsTest {
 
+    private static final String PAYLOAD_SECRET = "4111-1111-1111-1111";
+    private static final String RESULT_SECRET = "receipt-secret-9d2";
+
     private final List<String> captured = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
         private final SimpleFormatter formatter = new SimpleFormatter();
@@ -65,16 +68,17 @@ class SecretsTest {
     }
 
     @Test
-    void given_a_full_exchange_including_failures_then_no_token_or_key_is_logged_or_shown() {
+    void given_a_full_exchange_including_failures_then_no_token_key_payload_or_result_is_logged_or_shown() {
         String lcid = unique("order");
         List<String> tokens = new ArrayList<>();
         String token = teamA().body(fields("requestId", "a")).post("/v1/locks/{l}/acquire", lcid).then()
                 .statusCode(200).extract().path("token");
         tokens.add(token);
-        teamA().body(fields("requestId", "b")).post("/v1/locks/{l}/acquire", lcid).then().statusCode(202);
+        teamA().body(fields("requestId", "b", "payload", java.util.Map.of("card", PAYLOAD_SECRET)))
+                .post("/v1/locks/{l}/acquire", lcid).then().statusCode(202);
         teamA().body(fields("token", token)).post("/v1/locks/{l}/heartbeat", lcid).then().statusCode(200);
-        teamA().body(fields("token", token, "requestId", "a")).post("/v1/locks/{l}/complete", lcid).then()
-                .statusCode(200).body("status", equalTo("NEXT"));
+        teamA().body(fields("token", token, "requestId", "a", "result", java.util.Map.of("receipt", RESULT_SECRET)))
+                .post("/v1/locks/{l}/complete", lcid).then().statusCode(200).body("status", equalTo("NEXT"));
         teamA().body(fields("token", token + "x", "requestId", "b")).post("/v1/locks/{l}/complete", lcid).then()
                 .statusCode(409);
         teamA().body(fields("token", token, "requestId", "b", "requeue", true)).post("/v1/locks/{l}/abort", lcid)
@@ -90,7 +94,10 @@ class SecretsTest {
 
         assertThat(captured).as("Baton's DEBUG lines about the exchange were captured")
                 .anyMatch(line -> line.contains("ACQUIRE team-a|" + lcid));
+        assertThat(captured).as("the operator's line about the stale token was captured")
+                .anyMatch(line -> line.contains("no longer holds the lock") && line.contains(lcid));
         String log = String.join("\n", captured);
+        assertThat(log).doesNotContain(PAYLOAD_SECRET).doesNotContain(RESULT_SECRET);
         for (String secret : List.of(tokens.get(0), tokens.get(1), AuthEnabledProfile.KEY_A)) {
             assertThat(log).doesNotContain(secret);
             assertThat(lockView).doesNotContain(secret);
