@@ -42,6 +42,9 @@ type Options struct {
 	// Logger receives what the background loops cannot return (heartbeat failures, claim
 	// poller errors). Default: the standard logger. Use log.New(io.Discard, "", 0) to silence.
 	Logger *log.Logger
+	// Tracing hooks the application's tracer in: the trace context sent with a new request,
+	// and the span the holder runs the handler in. Zero: no tracing (see Tracing).
+	Tracing Tracing
 }
 
 // Client talks to one Baton service. It is safe for concurrent use; share one per process.
@@ -86,6 +89,7 @@ func New(baseURL string, opts Options) *Client {
 type callOpts struct {
 	longPollMs int
 	deadline   time.Time
+	header     map[string]string // extra headers of every attempt
 }
 
 // do sends one call with retries. It returns the status and body of the answer and the send
@@ -118,7 +122,7 @@ func (c *Client) do(ctx context.Context, method, path string, body any, co callO
 	}
 	for attempt := 0; ; attempt++ {
 		sentAt := time.Now()
-		status, data, err := c.once(ctx, method, path, payload, attemptTimeout, deadline)
+		status, data, err := c.once(ctx, method, path, payload, co.header, attemptTimeout, deadline)
 		if err == nil {
 			return status, data, sentAt, nil
 		}
@@ -142,7 +146,8 @@ func (c *Client) do(ctx context.Context, method, path string, body any, co callO
 
 // once is one attempt: the answer on 2xx, else a *ProblemError, *UnexpectedResponseError or
 // *TransportError.
-func (c *Client) once(ctx context.Context, method, path string, payload []byte, timeout time.Duration, deadline time.Time) (int, []byte, error) {
+func (c *Client) once(ctx context.Context, method, path string, payload []byte, header map[string]string,
+	timeout time.Duration, deadline time.Time) (int, []byte, error) {
 	if left := time.Until(deadline); left < timeout {
 		timeout = left
 	}
@@ -166,6 +171,9 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	req.Header.Set("User-Agent", "baton-go/"+Version)
 	if c.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -237,6 +245,10 @@ type AcquireRequest struct {
 	Mode      string `json:"mode,omitempty"`   // "handoff" (default) or "wait"
 	WaitMs    int    `json:"waitMs,omitempty"` // wait mode: long-poll until the turn, at most 30000
 	Take      int    `json:"take,omitempty"`   // NEXT: how many queued requests at once, 1 to 100
+	// TraceParent and TraceState are sent as the W3C traceparent and tracestate headers, not in
+	// the body. "" means ctx's (WithTraceContext), else the Tracing.Inject hook's, else none.
+	TraceParent string `json:"-"`
+	TraceState  string `json:"-"`
 }
 
 // Acquire takes the lock for a request, queues it, or rescues a stranded queue:
@@ -247,7 +259,14 @@ func (c *Client) Acquire(ctx context.Context, lcid string, r AcquireRequest) (Ou
 }
 
 func (c *Client) acquire(ctx context.Context, lcid string, r AcquireRequest) (Outcome, time.Time, error) {
-	status, data, sentAt, err := c.do(ctx, "POST", lockPath(lcid, "acquire"), r, callOpts{longPollMs: r.WaitMs})
+	co := callOpts{longPollMs: r.WaitMs}
+	if tp, ts := c.outgoingTrace(ctx, r); tp != "" {
+		co.header = map[string]string{"traceparent": tp}
+		if ts != "" {
+			co.header["tracestate"] = ts
+		}
+	}
+	status, data, sentAt, err := c.do(ctx, "POST", lockPath(lcid, "acquire"), r, co)
 	if err != nil {
 		return nil, sentAt, err
 	}

@@ -704,3 +704,100 @@ func TestConformance_proxy_502_is_typed_error(t *testing.T) {
 		t.Fatalf("the 502 was sent %d times, want 1 (never retried)", n)
 	}
 }
+
+// Not a scenario of scenarios.md: the trace context a request is submitted with comes back on
+// the ACQUIRED, on every entry of a NEXT and on the request view, and reaches the work span hook.
+func TestConformance_trace_context_on_next(t *testing.T) {
+	const (
+		tp0 = "00-11111111111111111111111111111111-1111111111111111-01"
+		tp1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		tp2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"
+	)
+	type spanKey struct{}
+	var mu sync.Mutex
+	var spans []baton.WorkSpan
+	holder := newClientWith(t, baton.Options{Tracing: baton.Tracing{
+		StartWork: func(ctx context.Context, w baton.WorkSpan) (context.Context, func(error)) {
+			mu.Lock()
+			spans = append(spans, w)
+			mu.Unlock()
+			return context.WithValue(ctx, spanKey{}, w.RequestID), nil
+		}}})
+	type hookKey struct{}
+	submitter := newClientWith(t, baton.Options{Tracing: baton.Tracing{
+		Inject: func(ctx context.Context) (string, string) {
+			tp, _ := ctx.Value(hookKey{}).(string)
+			return tp, ""
+		}}})
+	ctx := testCtx(t, 60*time.Second)
+	L := lcid(t, "L")
+	var got []string
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := holder.Run(ctx, L, func(hctx context.Context, w *baton.Work) (any, error) {
+			mu.Lock()
+			for _, r := range w.Requests {
+				got = append(got, fmt.Sprintf("%s=%s;%s@%v", r.RequestID, r.TraceParent, r.TraceState, hctx.Value(spanKey{})))
+			}
+			mu.Unlock()
+			if w.Request().RequestID == "t0" {
+				close(started)
+				<-release
+			}
+			return nil, nil
+		}, baton.RunOptions{RequestID: "t0", Take: 8, TraceParent: tp0, TraceState: "own=0"})
+		done <- err
+	}()
+	<-started
+	for _, r := range []struct {
+		ctx context.Context
+		req baton.AcquireRequest
+	}{
+		{ctx, baton.AcquireRequest{RequestID: "t1", TraceParent: tp1, TraceState: "vendor=x"}},
+		{ctx, baton.AcquireRequest{RequestID: "t1", TraceParent: tp2, TraceState: "repeat=1"}}, // a repeat keeps what is stored
+		{context.WithValue(ctx, hookKey{}, tp2), baton.AcquireRequest{RequestID: "t2"}},
+		{ctx, baton.AcquireRequest{RequestID: "t3"}},
+		{ctx, baton.AcquireRequest{RequestID: "t4", TraceParent: "not-a-traceparent", TraceState: "x=y"}},
+	} {
+		if o, err := submitter.Acquire(r.ctx, L, r.req); err != nil || o.Status() != "QUEUED" {
+			t.Fatalf("%s: want QUEUED, got %#v, %v", r.req.RequestID, o, err)
+		}
+	}
+	if v := view(t, submitter, L, "t1"); v.TraceParent != tp1 || v.TraceState != "vendor=x" {
+		t.Fatalf("t1's view %+v", v)
+	}
+	if v := view(t, submitter, L, "t4"); v.TraceParent != "" || v.TraceState != "" {
+		t.Fatalf("an invalid traceparent must be ignored: %+v", v)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	awaitDone(t, submitter, L, "t0", "t1", "t2", "t3", "t4")
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"t0=" + tp0 + ";own=0@t0", "t1=" + tp1 + ";vendor=x@t1", "t2=" + tp2 + ";@t1", "t3=;@t1", "t4=;@t1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the handler saw\n %v\nwant\n %v", got, want)
+	}
+	if len(spans) != 2 || spans[1].Fence <= spans[0].Fence {
+		t.Fatalf("want two work spans with rising fences, got %+v", spans)
+	}
+	wantSpans := []baton.WorkSpan{
+		{Lcid: L, RequestID: "t0", Fence: spans[0].Fence, BatchSize: 1, Links: []baton.TraceLink{{RequestID: "t0", TraceParent: tp0, TraceState: "own=0"}}},
+		{Lcid: L, RequestID: "t1", Fence: spans[1].Fence, BatchSize: 4, Links: []baton.TraceLink{
+			{RequestID: "t1", TraceParent: tp1, TraceState: "vendor=x"}, {RequestID: "t2", TraceParent: tp2}}},
+	}
+	if fmt.Sprintf("%+v", spans) != fmt.Sprintf("%+v", wantSpans) {
+		t.Fatalf("work spans\n %+v\nwant\n %+v", spans, wantSpans)
+	}
+	turn, err := submitter.AwaitTurn(baton.WithTraceContext(ctx, tp1, "wait=1"), lcid(t, "W"), "w1", nil, 5000, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Complete(ctx, nil)
+	if turn.TraceParent != tp1 || turn.TraceState != "wait=1" {
+		t.Fatalf("a wait-mode turn's ACQUIRED: %q %q", turn.TraceParent, turn.TraceState)
+	}
+}

@@ -25,7 +25,8 @@ func (w *Work) Request() Item { return w.Requests[0] }
 // LOCK_LOST or the holder's own lease deadline passed): stop writing then. The result is the
 // request's result; for a batch of more than one, return a map from requestId to result
 // (map[string]any, or any map with string keys; a missing requestId completes with no result).
-// An error (or a panic) aborts the work with requeue, so that it is tried again.
+// An error (or a panic) aborts the work with requeue, so that it is tried again. With
+// Tracing.StartWork set, ctx carries the work span the hook started.
 type Handler func(ctx context.Context, w *Work) (any, error)
 
 // RunOptions configures Run. Zero values mean the defaults.
@@ -37,6 +38,9 @@ type RunOptions struct {
 	// OnSubmit, if set, is called with the acquire's answer before any handler runs: the
 	// moment the submission was acknowledged.
 	OnSubmit func(Outcome)
+	// TraceParent and TraceState: the W3C trace context to submit the request with (see
+	// AcquireRequest.TraceParent); "" means ctx's, else the Tracing.Inject hook's, else none.
+	TraceParent, TraceState string
 }
 
 // RunReport is what one Run did.
@@ -60,7 +64,8 @@ func (c *Client) Run(ctx context.Context, lcid string, handler Handler, opts Run
 	if opts.LeaseMs <= 0 {
 		opts.LeaseMs = 30000
 	}
-	req := AcquireRequest{RequestID: opts.RequestID, Payload: opts.Payload, LeaseMs: opts.LeaseMs}
+	req := AcquireRequest{RequestID: opts.RequestID, Payload: opts.Payload, LeaseMs: opts.LeaseMs,
+		TraceParent: opts.TraceParent, TraceState: opts.TraceState}
 	if opts.Take > 1 {
 		req.Take = opts.Take
 	}
@@ -97,6 +102,8 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 			return nil
 		case *Acquired:
 			token, lease = v.Token, pick(v.LeaseMs, leaseMs)
+			// What the service stored, not what this call sent: a repeat keeps the first submission's.
+			own.TraceParent, own.TraceState = v.TraceParent, v.TraceState
 			work = Work{Lcid: lcid, Fence: v.Fence, Requests: []Item{own}}
 		case *Next:
 			token, lease = v.Token, pick(v.LeaseMs, leaseMs)
@@ -109,7 +116,9 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 			ids[i] = it.RequestID
 		}
 		k := c.startKeeper(ctx, lcid, token, lease, sentAt)
-		result, herr := callHandler(k.ctx, handler, &work)
+		hctx, endSpan := c.startWork(k.ctx, &work)
+		result, herr := callHandler(hctx, handler, &work)
+		endSpan(herr)
 		if lost := k.stop(); lost != nil {
 			return lost
 		}

@@ -21,6 +21,10 @@ type Acquired struct {
 	Fence     int64  `json:"fence"`
 	LeaseMs   int    `json:"leaseMs"`
 	ExpiresAt string `json:"expiresAt"`
+	// TraceParent and TraceState: the W3C trace context the request was submitted with ("" when
+	// none). A heartbeat's answer never carries them.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
 }
 
 // Queued: the lock is busy; the request is stored at Position (1 = next).
@@ -63,6 +67,10 @@ type Item struct {
 	RequestID string          `json:"requestId"`
 	Payload   json.RawMessage `json:"payload,omitempty"` // nil when the request has none
 	Attempt   int             `json:"attempt"`
+	// TraceParent and TraceState: the W3C trace context the request was submitted with ("" when
+	// none); the holder links its work span to it (see Tracing).
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
 }
 
 // items is every request of a NEXT, request first (servers before v1.1 send only request).
@@ -121,6 +129,9 @@ type RequestView struct {
 	Fence     int64           `json:"fence"`
 	Result    json.RawMessage `json:"result"`
 	Reason    string          `json:"reason"`
+	// TraceParent and TraceState: the W3C trace context the request was submitted with ("" when none).
+	TraceParent string `json:"traceparent"`
+	TraceState  string `json:"tracestate"`
 }
 
 // Ended says whether the request reached DONE, ABORTED or DEAD.

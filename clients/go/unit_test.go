@@ -11,6 +11,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -193,5 +195,306 @@ func TestUnit_NextItems(t *testing.T) {
 	o, err := parseOutcome(200, []byte(`{"status":"NEXT","lcid":"L","token":"t","fence":3,"leaseMs":1000,"request":{"requestId":"a","attempt":1}}`))
 	if err != nil || len(o.(*Next).items()) != 1 || o.(*Next).items()[0].RequestID != "a" {
 		t.Fatalf("%v %v", o, err)
+	}
+}
+
+// ---- trace context ----------------------------------------------------------------------
+
+const (
+	tp1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	tp2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"
+)
+
+func TestUnit_TraceFieldsParsed(t *testing.T) {
+	o, err := parseOutcome(200, []byte(`{"status":"ACQUIRED","lcid":"L","requestId":"r","token":"t","fence":1,"leaseMs":1000,`+
+		`"traceparent":"`+tp1+`","tracestate":"vendor=x"}`))
+	if a := o.(*Acquired); err != nil || a.TraceParent != tp1 || a.TraceState != "vendor=x" {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if o, _ := parseOutcome(200, []byte(acquired)); o.(*Acquired).TraceParent != "" || o.(*Acquired).TraceState != "" {
+		t.Fatalf("absent must be empty: %+v", o)
+	}
+	o, err = parseOutcome(200, []byte(`{"status":"NEXT","lcid":"L","token":"t","fence":3,"leaseMs":1000,`+
+		`"request":{"requestId":"a","attempt":1,"traceparent":"`+tp1+`","tracestate":"vendor=x"},`+
+		`"requests":[{"requestId":"a","attempt":1,"traceparent":"`+tp1+`","tracestate":"vendor=x"},{"requestId":"b","attempt":2,"other":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := o.(*Next)
+	if n.Request.TraceParent != tp1 || n.Request.TraceState != "vendor=x" {
+		t.Fatalf("request %+v", n.Request)
+	}
+	if it := n.items(); len(it) != 2 || it[0].TraceParent != tp1 || it[0].TraceState != "vendor=x" || it[1].TraceParent != "" || it[1].TraceState != "" {
+		t.Fatalf("requests %+v", it)
+	}
+	c, _ := stub(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/with") {
+			io.WriteString(w, `{"lcid":"L","requestId":"with","state":"QUEUED","position":1,"attempt":1,"traceparent":"`+tp2+`","tracestate":"a=b"}`)
+		} else {
+			io.WriteString(w, `{"lcid":"L","requestId":"without","state":"QUEUED","position":1,"attempt":1}`)
+		}
+	})
+	if v, err := c.Request(context.Background(), "L", "with", 0); err != nil || v.TraceParent != tp2 || v.TraceState != "a=b" {
+		t.Fatalf("%+v %v", v, err)
+	}
+	if v, err := c.Request(context.Background(), "L", "without", 0); err != nil || v.TraceParent != "" || v.TraceState != "" {
+		t.Fatalf("%+v %v", v, err)
+	}
+}
+
+func TestUnit_TraceHeaders(t *testing.T) {
+	type sent struct{ tp, ts, body string }
+	var got []sent
+	var mu sync.Mutex
+	c, _ := stub(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		_, hasTP := r.Header["Traceparent"]
+		_, hasTS := r.Header["Tracestate"]
+		mu.Lock()
+		got = append(got, sent{r.Header.Get("traceparent"), r.Header.Get("tracestate"), string(b)})
+		mu.Unlock()
+		if !hasTP && hasTS {
+			t.Errorf("a tracestate without a traceparent")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/complete") {
+			io.WriteString(w, `{"status":"RELEASED","lcid":"L","pending":0}`)
+			return
+		}
+		io.WriteString(w, acquired)
+	})
+	ctx := context.Background()
+	last := func() sent {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[len(got)-1]
+	}
+	if _, err := c.Acquire(ctx, "L", AcquireRequest{RequestID: "r", TraceParent: tp1, TraceState: "vendor=x"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != tp1 || s.ts != "vendor=x" || s.body != `{"requestId":"r"}` {
+		t.Fatalf("given: %+v (the trace context goes in headers, never in the body)", s)
+	}
+	if _, err := c.Acquire(ctx, "L", AcquireRequest{RequestID: "r", TraceState: "orphan=1"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != "" || s.ts != "" {
+		t.Fatalf("none given, no hook: %+v", s)
+	}
+	if _, err := c.Acquire(WithTraceContext(ctx, tp2, ""), "L", AcquireRequest{RequestID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != tp2 || s.ts != "" {
+		t.Fatalf("from ctx: %+v", s)
+	}
+
+	type key struct{}
+	c.opts.Tracing.Inject = func(ctx context.Context) (string, string) {
+		if v, _ := ctx.Value(key{}).(string); v != "" {
+			return v, "from=hook"
+		}
+		return "", ""
+	}
+	hooked := context.WithValue(ctx, key{}, tp2)
+	if _, err := c.Acquire(hooked, "L", AcquireRequest{RequestID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != tp2 || s.ts != "from=hook" {
+		t.Fatalf("from the Inject hook: %+v", s)
+	}
+	if _, err := c.Acquire(hooked, "L", AcquireRequest{RequestID: "r", TraceParent: tp1}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != tp1 || s.ts != "" {
+		t.Fatalf("the call's own beats the hook: %+v", s)
+	}
+	if _, err := c.Acquire(ctx, "L", AcquireRequest{RequestID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != "" {
+		t.Fatalf("the hook had no span: %+v", s)
+	}
+	if _, err := c.Acquire(WithTraceContext(hooked, "", ""), "L", AcquireRequest{RequestID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := last(); s.tp != "" {
+		t.Fatalf("WithTraceContext(ctx, \"\", \"\") sends none: %+v", s)
+	}
+	// Run and AwaitTurn submit through the same path.
+	mu.Lock()
+	before := len(got)
+	mu.Unlock()
+	if _, err := c.Run(hooked, "L", func(context.Context, *Work) (any, error) { return nil, nil },
+		RunOptions{RequestID: "r", TraceParent: tp1, TraceState: "run=1"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if run := got[before:]; len(run) != 2 || run[0].tp != tp1 || run[0].ts != "run=1" || run[1].tp != "" {
+		t.Fatalf("run: %+v (only its acquire carries the trace context)", run)
+	}
+	mu.Unlock()
+	turn, err := c.AwaitTurn(hooked, "L", "w", nil, 30000, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.finish()
+	if s := last(); s.tp != tp2 || s.ts != "from=hook" {
+		t.Fatalf("await turn: %+v", s)
+	}
+}
+
+// holderStub answers acquire with ACQUIRED (own request, tp1), the first complete with a NEXT
+// batch of three (a valid traceparent, an invalid one, none), the next with RELEASED.
+func holderStub(t *testing.T, aborts *int32) *Client {
+	c, _ := stub(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/acquire"):
+			io.WriteString(w, `{"status":"ACQUIRED","lcid":"L","requestId":"own","token":"t1","fence":5,"leaseMs":30000,"traceparent":"`+tp1+`","tracestate":"vendor=x"}`)
+		case strings.HasSuffix(r.URL.Path, "/abort"):
+			atomic.AddInt32(aborts, 1)
+			io.WriteString(w, `{"status":"RELEASED","lcid":"L","pending":0}`)
+		case strings.HasSuffix(r.URL.Path, "/complete"):
+			b, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(b), `"t1"`) {
+				io.WriteString(w, `{"status":"NEXT","lcid":"L","token":"t2","fence":6,"leaseMs":30000,`+
+					`"request":{"requestId":"a","attempt":1,"traceparent":"`+tp2+`","tracestate":"s=1"},"requests":[`+
+					`{"requestId":"a","attempt":1,"traceparent":"`+tp2+`","tracestate":"s=1"},`+
+					`{"requestId":"b","attempt":1,"traceparent":"00-00000000000000000000000000000000-b7ad6b7169203331-01"},`+
+					`{"requestId":"c","attempt":1}]}`)
+			} else {
+				io.WriteString(w, `{"status":"RELEASED","lcid":"L","pending":0}`)
+			}
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+			w.WriteHeader(404)
+		}
+	})
+	return c
+}
+
+type spanKey struct{}
+
+func TestUnit_StartWorkHook(t *testing.T) {
+	var aborts int32
+	c := holderStub(t, &aborts)
+	var started []WorkSpan
+	var ended []error
+	c.opts.Tracing.StartWork = func(ctx context.Context, w WorkSpan) (context.Context, func(error)) {
+		started = append(started, w)
+		n := len(started)
+		return context.WithValue(ctx, spanKey{}, n), func(err error) { ended = append(ended, err) }
+	}
+	var inHandler []any
+	var cancellable []bool
+	rep, err := c.Run(context.Background(), "L", func(ctx context.Context, w *Work) (any, error) {
+		inHandler = append(inHandler, ctx.Value(spanKey{}))
+		cancellable = append(cancellable, ctx.Done() != nil)
+		if len(ended) != len(started)-1 {
+			t.Errorf("the span ended before the handler returned")
+		}
+		return map[string]any{"a": 1}, nil
+	}, RunOptions{RequestID: "own", Take: 3})
+	if err != nil || rep.Status != "RELEASED" || fmt.Sprint(rep.Handled) != "[own a b c]" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	want := []WorkSpan{
+		{Lcid: "L", RequestID: "own", Fence: 5, BatchSize: 1, Links: []TraceLink{{RequestID: "own", TraceParent: tp1, TraceState: "vendor=x"}}},
+		{Lcid: "L", RequestID: "a", Fence: 6, BatchSize: 3, Links: []TraceLink{{RequestID: "a", TraceParent: tp2, TraceState: "s=1"}}},
+	}
+	if fmt.Sprintf("%+v", started) != fmt.Sprintf("%+v", want) {
+		t.Fatalf("work spans\n %+v\nwant\n %+v", started, want)
+	}
+	if fmt.Sprint(inHandler) != "[1 2]" || fmt.Sprint(cancellable) != "[true true]" {
+		t.Fatalf("the hook's ctx did not reach the handler: %v %v", inHandler, cancellable)
+	}
+	if fmt.Sprint(ended) != "[<nil> <nil>]" {
+		t.Fatalf("ends %v", ended)
+	}
+
+	boom := errors.New("boom")
+	started, ended = nil, nil
+	_, err = c.Run(context.Background(), "L", func(ctx context.Context, w *Work) (any, error) {
+		return nil, boom
+	}, RunOptions{RequestID: "own"})
+	if !errors.Is(err, boom) || len(started) != 1 || len(ended) != 1 || ended[0] != boom || aborts != 1 {
+		t.Fatalf("%v: started %v ended %v aborts %d", err, started, ended, aborts)
+	}
+	started, ended = nil, nil
+	_, err = c.Run(context.Background(), "L", func(ctx context.Context, w *Work) (any, error) {
+		panic("kaput")
+	}, RunOptions{RequestID: "own"})
+	var he *HandlerError
+	if !errors.As(err, &he) || len(ended) != 1 || ended[0] == nil || !strings.Contains(ended[0].Error(), "kaput") {
+		t.Fatalf("a panic must end the span with its error: %v, ended %v", err, ended)
+	}
+}
+
+func TestUnit_StartWorkHookInClaims(t *testing.T) {
+	stop := make(chan struct{})
+	c, _ := stub(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/claims" {
+			io.WriteString(w, `{"status":"NEXT","lcid":"orphan","token":"t","fence":2,"leaseMs":30000,`+
+				`"request":{"requestId":"o1","attempt":2,"traceparent":"`+tp1+`"},"requests":[{"requestId":"o1","attempt":2,"traceparent":"`+tp1+`"}]}`)
+			return
+		}
+		io.WriteString(w, `{"status":"RELEASED","lcid":"orphan","pending":0}`)
+	})
+	var got []WorkSpan
+	c.opts.Tracing.StartWork = func(ctx context.Context, w WorkSpan) (context.Context, func(error)) {
+		got = append(got, w)
+		return context.WithValue(ctx, spanKey{}, "claim"), func(error) { close(stop) }
+	}
+	var inHandler any
+	err := c.RunClaims(context.Background(), func(ctx context.Context, w *Work) (any, error) {
+		inHandler = ctx.Value(spanKey{})
+		return nil, nil
+	}, ClaimOptions{Stop: stop})
+	want := fmt.Sprintf("%+v", []WorkSpan{{Lcid: "orphan", RequestID: "o1", Fence: 2, BatchSize: 1, Links: []TraceLink{{RequestID: "o1", TraceParent: tp1}}}})
+	if err != nil || fmt.Sprintf("%+v", got) != want || inHandler != "claim" {
+		t.Fatalf("%v %+v %v", err, got, inHandler)
+	}
+}
+
+func TestUnit_NilTracingHooks(t *testing.T) {
+	var aborts int32
+	c := holderStub(t, &aborts)
+	var ids []string
+	handler := func(ctx context.Context, w *Work) (any, error) {
+		for _, r := range w.Requests {
+			ids = append(ids, r.RequestID+"="+r.TraceParent)
+		}
+		return nil, nil
+	}
+	rep, err := c.Run(context.Background(), "L", handler, RunOptions{RequestID: "own", Take: 3})
+	if err != nil || rep.Status != "RELEASED" || len(ids) != 4 || ids[0] != "own="+tp1 || ids[1] != "a="+tp2 || ids[3] != "c=" {
+		t.Fatalf("%+v %v %v", rep, err, ids)
+	}
+	// A hook that hands back nothing usable is as good as none.
+	c.opts.Tracing.StartWork = func(context.Context, WorkSpan) (context.Context, func(error)) { return nil, nil }
+	ids = nil
+	if rep, err := c.Run(context.Background(), "L", handler, RunOptions{RequestID: "own", Take: 3}); err != nil || len(ids) != 4 {
+		t.Fatalf("%+v %v %v", rep, err, ids)
+	}
+}
+
+func TestUnit_ValidTraceParent(t *testing.T) {
+	for s, want := range map[string]bool{
+		tp1: true, tp2: true,
+		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future": true,
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x":      false,
+		"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01":        false,
+		"00-00000000000000000000000000000000-00f067aa0ba902b7-01":        false,
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01":        false,
+		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01":        false,
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0":         false,
+		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x":       false,
+		"": false, "garbage": false,
+	} {
+		if validTraceParent(s) != want {
+			t.Errorf("validTraceParent(%q) = %v", s, !want)
+		}
 	}
 }

@@ -18,11 +18,14 @@ type Turn struct {
 	Lcid      string
 	RequestID string
 	Fence     int64
-	token     string
-	k         *keeper
-	once      sync.Once
-	finished  bool
-	mu        sync.Mutex
+	// TraceParent and TraceState: the W3C trace context the request was submitted with ("" when none).
+	TraceParent, TraceState string
+
+	token    string
+	k        *keeper
+	once     sync.Once
+	finished bool
+	mu       sync.Mutex
 }
 
 // Context is cancelled when the turn's lock is lost (or the turn finished).
@@ -135,7 +138,8 @@ func (c *Client) AwaitTurn(ctx context.Context, lcid, requestID string, payload 
 
 func (c *Client) newTurn(lcid, requestID string, a *Acquired, sentAt time.Time, leaseMs int) *Turn {
 	k := c.startKeeper(context.Background(), lcid, a.Token, pick(a.LeaseMs, pick(leaseMs, 30000)), sentAt)
-	return &Turn{c: c, Lcid: lcid, RequestID: requestID, Fence: a.Fence, token: a.Token, k: k}
+	return &Turn{c: c, Lcid: lcid, RequestID: requestID, Fence: a.Fence, TraceParent: a.TraceParent,
+		TraceState: a.TraceState, token: a.Token, k: k}
 }
 
 // giveUpTurn withdraws a waiting request; if its turn was granted meanwhile (NOT_QUEUED),

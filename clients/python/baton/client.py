@@ -18,6 +18,7 @@ import uuid
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import __version__ as _version
+from . import _tracing
 from ._http import Pool, Response
 from .errors import (BatonError, BatonTimeoutError, DuplicateRequestError, LockLostError, NotFoundError,
                      NotQueuedError, ProblemError, TransportError, UnexpectedResponseError, problem_error)
@@ -97,11 +98,13 @@ class Client:
         self.close()
 
     def _call(self, method: str, path: str, body: Optional[Mapping[str, Any]] = None, *,
-              read_timeout: Optional[float] = None, deadline: Optional[float] = None
-              ) -> Tuple[int, Any, float]:
+              read_timeout: Optional[float] = None, deadline: Optional[float] = None,
+              extra_headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any, float]:
         """One call with retries. Returns (status, parsed JSON or None, send time of the answered attempt)."""
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode("utf-8")
         headers = dict(self._headers)
+        if extra_headers:
+            headers.update(extra_headers)
         if data is not None:
             headers["Content-Type"] = "application/json"
         per_attempt = read_timeout if read_timeout is not None else self.timeout
@@ -136,9 +139,14 @@ class Client:
     # ------------------------------------------------------------------ the calls
 
     def acquire(self, lcid: str, request_id: str, payload: Any = None, *, lease_ms: Optional[int] = None,
-                mode: Optional[str] = None, wait_ms: Optional[int] = None, take: Optional[int] = None
+                mode: Optional[str] = None, wait_ms: Optional[int] = None, take: Optional[int] = None,
+                traceparent: Optional[str] = None, tracestate: Optional[str] = None
                 ) -> Union[Acquired, Queued, Next]:
-        """Takes the lock for a request (ACQUIRED), queues it (QUEUED), or rescues a queue (NEXT)."""
+        """Takes the lock for a request (ACQUIRED), queues it (QUEUED), or rescues a queue (NEXT).
+
+        ``traceparent`` / ``tracestate``: the W3C trace context stored with a new request; by
+        default the current OpenTelemetry span's, if the application has OpenTelemetry.
+        """
         body: Dict[str, Any] = {"requestId": request_id}
         if payload is not None:
             body["payload"] = payload
@@ -147,7 +155,8 @@ class Client:
         _put(body, "waitMs", wait_ms)
         _put(body, "take", take)
         read = wait_ms / 1000.0 + _LONG_POLL_SLACK if wait_ms else None
-        _, answer, sent = self._call("POST", f"/v1/locks/{_quote(lcid)}/acquire", body, read_timeout=read)
+        _, answer, sent = self._call("POST", f"/v1/locks/{_quote(lcid)}/acquire", body, read_timeout=read,
+                                     extra_headers=_tracing.outgoing(traceparent, tracestate))
         return parse_outcome(answer, sent)  # type: ignore[return-value]
 
     def heartbeat(self, lcid: str, token: str, *, lease_ms: Optional[int] = None) -> Acquired:
@@ -254,17 +263,20 @@ class Client:
     # ------------------------------------------------------------------ the holder
 
     def run(self, lcid: str, handler: Handler, *, request_id: Optional[str] = None, payload: Any = None,
-            lease_ms: Optional[int] = None, take: Optional[int] = None) -> RunReport:
+            lease_ms: Optional[int] = None, take: Optional[int] = None, traceparent: Optional[str] = None,
+            tracestate: Optional[str] = None) -> RunReport:
         """Submits a request and, whenever this call holds the lock, does the queue's work.
 
         QUEUED: returns at once (the holder does it). ACQUIRED / NEXT: calls ``handler(work)`` for
         each request (or batch), heartbeating in the background, completes with its return value
         and goes on until RELEASED. A handler error aborts with requeue and is re-raised; a lost
-        lock cancels the handler and raises LockLostError.
+        lock cancels the handler and raises LockLostError. ``traceparent`` / ``tracestate``: as
+        for ``acquire``; with OpenTelemetry each handler call runs in a ``baton.work`` span.
         """
         rid = request_id or new_request_id()
         try:
-            outcome = self.acquire(lcid, rid, payload, lease_ms=lease_ms, take=take)
+            outcome = self.acquire(lcid, rid, payload, lease_ms=lease_ms, take=take, traceparent=traceparent,
+                                   tracestate=tracestate)
         except DuplicateRequestError as error:
             # An earlier attempt of this very call was stored (its answer was lost to a 503 or a
             # restart) and another holder has taken the request since: that is QUEUED, done.
@@ -280,7 +292,8 @@ class Client:
         """The holder loop of ``run`` from an ACQUIRED or NEXT you got yourself (``acquire``,
         ``claim``): handler, complete, ... until RELEASED. ``payload``: of your own request (an
         ACQUIRED answer does not repeat it)."""
-        own = Item(outcome.request_id, payload, 1) if isinstance(outcome, Acquired) else None
+        own = (Item(outcome.request_id, payload, 1, outcome.traceparent, outcome.tracestate)
+               if isinstance(outcome, Acquired) else None)
         released, handled = self._hold(outcome.lcid, outcome, own, handler, take)
         rid = outcome.request_id if isinstance(outcome, Acquired) else outcome.request.request_id
         return RunReport("RELEASED", outcome.lcid, rid, handled=handled, released=released)
@@ -292,13 +305,18 @@ class Client:
         while isinstance(outcome, (Acquired, Next)):
             if isinstance(outcome, Acquired):
                 items = [own if own is not None and own.request_id == outcome.request_id
-                         else Item(outcome.request_id, None, 1)]
+                         else Item(outcome.request_id, None, 1, outcome.traceparent, outcome.tracestate)]
             else:
                 items = outcome.requests
             lease = _Lease(self, lcid, outcome.token, outcome.lease_ms, outcome.sent_at).start()
             work = Work(lcid, outcome.fence, items, lease)
+            attributes: Dict[str, Any] = {"baton.lcid": lcid, "baton.request_id": items[0].request_id,
+                                          "baton.fence": outcome.fence}
+            if len(items) > 1:
+                attributes["baton.batch_size"] = len(items)
             try:
-                result = handler(work)
+                with _tracing.work_span(attributes, items):
+                    result = handler(work)
                 if len(items) > 1 and result is not None and not isinstance(result, Mapping):
                     raise TypeError("a batch handler returns a mapping requestId -> result (or None)")
             except BaseException as error:
@@ -357,12 +375,16 @@ class Client:
 
     def await_turn(self, lcid: str, request_id: Optional[str] = None, payload: Any = None, *,
                    lease_ms: Optional[int] = None, timeout: Optional[float] = None,
+                   traceparent: Optional[str] = None, tracestate: Optional[str] = None,
                    _also_cancel: Iterable[threading.Event] = ()) -> Turn:
         """Submits (or repeats) a ``wait`` request and long-polls until its turn, picks it up and
         heartbeats it. ``timeout`` (seconds, None = no limit): on expiry the request is withdrawn
         (or, if its turn was just granted, picked up and aborted) and BatonTimeoutError raised.
+        ``traceparent`` / ``tracestate``: as for ``acquire``.
         """
         rid = request_id or new_request_id()
+        # Resolved once: the context of this call, whatever is current when a long-poll is repeated.
+        context = _tracing.outgoing(traceparent, tracestate)
         deadline = None if timeout is None else time.monotonic() + timeout
         submitted = False  # maybe stored: from the first send on, a failure must withdraw it
         asked = False
@@ -373,7 +395,8 @@ class Client:
                     raise BatonTimeoutError(f"{lcid}/{rid}: no turn within {timeout} s")
                 submitted = True
                 outcome = self.acquire(lcid, rid, payload, lease_ms=lease_ms, mode="wait",
-                                       wait_ms=max(0, min(remaining_ms, _LONG_POLL_MAX_MS)))
+                                       wait_ms=max(0, min(remaining_ms, _LONG_POLL_MAX_MS)),
+                                       traceparent=context.get("traceparent"), tracestate=context.get("tracestate"))
                 asked = True
                 if isinstance(outcome, Acquired):
                     # The held call picked the turn up somewhere between its send and its answer;
@@ -422,11 +445,13 @@ class Client:
     # ------------------------------------------------------------------ several lcids
 
     def lock_all(self, lcids: Iterable[str], handler: Callable[[LockAllWork], Any], *,
-                 lease_ms: Optional[int] = None, timeout: Optional[float] = None) -> Any:
+                 lease_ms: Optional[int] = None, timeout: Optional[float] = None,
+                 traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> Any:
         """Holds every lcid at once (wait-mode turns taken in UTF-8 byte order, so two callers
         never wait for each other in a cycle), runs ``handler(work)`` with ``work.fences`` and
         completes in reverse order. Any failure aborts (no requeue) what is held and withdraws
         what is waited for, then re-raises. Nothing is atomic across lcids: see the README.
+        ``traceparent`` / ``tracestate``: as for ``acquire``, sent with every turn.
         """
         ordered = sorted(set(lcids), key=lambda s: s.encode("utf-8"))
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -436,9 +461,11 @@ class Client:
             for lcid in ordered:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
                 turns.append(self.await_turn(lcid, new_request_id(), lease_ms=lease_ms, timeout=left,
+                                             traceparent=traceparent, tracestate=tracestate,
                                              _also_cancel=[cancelled]))
             work = LockAllWork(turns, cancelled)
-            result = handler(work)
+            with _tracing.work_span({"baton.lcids": list(ordered), "baton.fences": [t.fence for t in turns]}, turns):
+                result = handler(work)
             work.check()
         except BaseException as error:
             for turn in reversed(turns):

@@ -171,6 +171,8 @@ class Turn:
         self.fence = acquired.fence
         self.lease_ms = acquired.lease_ms
         self.payload = payload
+        self.traceparent = acquired.traceparent
+        self.tracestate = acquired.tracestate
         self.cancelled: threading.Event = lease.cancelled
         self.finished = False
 

@@ -17,17 +17,26 @@ __all__ = [
 ENDED_STATES = frozenset({"DONE", "ABORTED", "DEAD"})
 
 
+def _text(body: Mapping[str, Any], name: str) -> Optional[str]:
+    value = body.get(name)
+    return str(value) if value else None
+
+
 @dataclass(frozen=True)
 class Item:
-    """One request handed to a holder: its id, its payload (None when it has none), its attempt."""
+    """One request handed to a holder: its id, its payload (None when it has none), its attempt,
+    and the W3C trace context it was submitted with (None when it came without one)."""
 
     request_id: str
     payload: Any = None
     attempt: int = 1
+    traceparent: Optional[str] = None
+    tracestate: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> "Item":
-        return cls(str(body["requestId"]), body.get("payload"), int(body.get("attempt", 1)))
+        return cls(str(body["requestId"]), body.get("payload"), int(body.get("attempt", 1)),
+                   _text(body, "traceparent"), _text(body, "tracestate"))
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,9 @@ class Acquired:
     #: deadline counts from here (docs/protocol.md, "Lease sizing").
     sent_at: float = field(default=0.0, repr=False, compare=False)
     status: str = "ACQUIRED"
+    #: The trace context the request was submitted with (never on a heartbeat's answer).
+    traceparent: Optional[str] = None
+    tracestate: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +109,8 @@ def parse_outcome(body: Mapping[str, Any], sent_at: float = 0.0) -> Outcome:
     raw = dict(body)
     if status == "ACQUIRED":
         return Acquired(str(body["lcid"]), str(body["requestId"]), str(body["token"]), int(body["fence"]),
-                        int(body["leaseMs"]), str(body.get("expiresAt", "")), raw, sent_at)
+                        int(body["leaseMs"]), str(body.get("expiresAt", "")), raw, sent_at,
+                        traceparent=_text(body, "traceparent"), tracestate=_text(body, "tracestate"))
     if status == "QUEUED":
         return Queued(str(body["lcid"]), str(body["requestId"]), int(body["position"]),
                       int(body.get("queueLength", body["position"])), raw, sent_at)
@@ -147,6 +160,8 @@ class RequestView:
     result: Any
     reason: Optional[str]
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    traceparent: Optional[str] = None
+    tracestate: Optional[str] = None
 
     @property
     def ended(self) -> bool:
@@ -158,7 +173,7 @@ class RequestView:
         fence = body.get("fence")
         return cls(str(body["lcid"]), str(body["requestId"]), str(body["state"]), body.get("attempt"),
                    body.get("position"), None if fence is None else int(fence), body.get("result"),
-                   body.get("reason"), dict(body))
+                   body.get("reason"), dict(body), _text(body, "traceparent"), _text(body, "tracestate"))
 
 
 @dataclass(frozen=True)

@@ -437,6 +437,30 @@ class ConformanceTest(unittest.TestCase):
         self.assertLess(time.monotonic() - start, 120)
         self.assertEqual(problems, [])
 
+    # ------------------------------------------------------------------ trace context (client-specific)
+
+    def test_trace_context_comes_back_on_next(self) -> None:
+        c = self.client()
+        L = self.lcid()
+        tp1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        tp2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"
+        first = c.acquire(L, "r1", traceparent=tp1)
+        assert isinstance(first, Acquired)
+        self.assertEqual((first.traceparent, first.tracestate), (tp1, None))
+        self.assertIsInstance(c.acquire(L, "r2", traceparent=tp2, tracestate="vendor=x"), Queued)
+        self.assertIsInstance(c.acquire(L, "r2", traceparent=tp1), Queued)  # a repeat changes nothing
+        self.assertIsInstance(c.acquire(L, "r3"), Queued)
+        self.assertIsInstance(c.acquire(L, "r4", traceparent="not-a-traceparent"), Queued)
+        view = c.request(L, "r2")
+        self.assertEqual((view.traceparent, view.tracestate), (tp2, "vendor=x"))
+        self.assertIsNone(c.request(L, "r3").traceparent)
+        nxt = c.complete(L, first.token, "r1", take=8)
+        assert isinstance(nxt, Next)
+        self.assertEqual([(i.request_id, i.traceparent, i.tracestate) for i in nxt.requests],
+                         [("r2", tp2, "vendor=x"), ("r3", None, None), ("r4", None, None)])
+        self.assertEqual((nxt.request.traceparent, nxt.request.tracestate), (tp2, "vendor=x"))
+        self.assertEqual(c.hold(nxt, lambda work: None).handled, ["r2", "r3", "r4"])
+
     # ------------------------------------------------------------------ proxy_502_is_typed_error
 
     def test_proxy_502_is_typed_error(self) -> None:

@@ -1,17 +1,24 @@
 """Unit tests of transport behaviour against a tiny local HTTP stub (never a stub of Baton's
-logic): retries, backoff, Retry-After, deadlines, non-JSON bodies, keep-alive, outcome parsing."""
+logic): retries, backoff, Retry-After, deadlines, non-JSON bodies, keep-alive, outcome parsing,
+trace context (with a small stand-in for opentelemetry-api: it cannot be installed here)."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
+import sys
 import threading
 import time
+import types
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from unittest import mock
 
 import baton
 from baton import (BackendUnavailableError, BatchMismatchError, Client, DuplicateRequestError, InvalidRequestError,
                    LockLostError, Next, Queued, QueueFullError, Released, TransportError, UnexpectedResponseError)
+from baton import Acquired, RequestView, _tracing
 from baton.client import backoff_delay
 from baton.outcomes import parse_outcome
 
@@ -36,6 +43,7 @@ class Stub:
         self.replies = list(replies)
         self.bodies: List[Optional[bytes]] = []
         self.paths: List[str] = []
+        self.headers: List[Dict[str, str]] = []
         self.times: List[float] = []
         self.connections = 0
         self.route: Optional[Callable[[str], Reply]] = None
@@ -52,6 +60,7 @@ class Stub:
                 length = int(self.headers.get("Content-Length") or 0)
                 stub.bodies.append(self.rfile.read(length) if length else None)
                 stub.paths.append(self.path)
+                stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                 stub.times.append(time.monotonic())
                 if stub.route is not None:
                     status, ctype, body, headers = stub.route(self.path)
@@ -240,6 +249,331 @@ class PureTest(unittest.TestCase):
 
     def test_version(self) -> None:
         self.assertEqual(baton.__version__, "1.1.0")
+
+
+# ---------------------------------------------------------------------- trace context
+
+TP1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+TP2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"
+RELEASED = {"status": "RELEASED", "lcid": "L", "pending": 0}
+
+
+class FakeOtel:
+    """The names of opentelemetry-api the client uses, recording every span started."""
+
+    class SpanContext:
+        def __init__(self, trace_id: int, span_id: int, is_remote: bool = False, trace_flags: Any = None,
+                     trace_state: Any = None) -> None:
+            self.trace_id, self.span_id, self.is_remote = trace_id, span_id, is_remote
+            self.trace_flags = FakeOtel.TraceFlags(0) if trace_flags is None else trace_flags
+            self.trace_state = FakeOtel.TraceState() if trace_state is None else trace_state
+
+        @property
+        def is_valid(self) -> bool:
+            return self.trace_id != 0 and self.span_id != 0
+
+    class TraceFlags(int):
+        pass
+
+    class TraceState:
+        def __init__(self, entries: Any = ()) -> None:
+            self.entries = list(entries)
+
+        @classmethod
+        def from_header(cls, headers: List[str]) -> "FakeOtel.TraceState":
+            return cls(tuple(kv.strip().split("=", 1)) for h in headers for kv in h.split(",") if kv.strip())
+
+        def to_header(self) -> str:
+            return ",".join(f"{k}={v}" for k, v in self.entries)
+
+        def __len__(self) -> int:
+            return len(self.entries)
+
+    class Link:
+        def __init__(self, context: Any, attributes: Any = None) -> None:
+            self.context, self.attributes = context, attributes
+
+    class Status:
+        def __init__(self, status_code: Any, description: Optional[str] = None) -> None:
+            self.status_code, self.description = status_code, description
+
+    class StatusCode:
+        UNSET, OK, ERROR = "UNSET", "OK", "ERROR"
+
+    class Span:
+        def __init__(self, name: str, context: Any, parent: Any, links: Any, attributes: Any) -> None:
+            self.name, self.context, self.parent = name, context, parent
+            self.links, self.attributes = list(links or []), dict(attributes or {})
+            self.exceptions: List[BaseException] = []
+            self.status: Any = None
+            self.ended = False
+
+        def get_span_context(self) -> Any:
+            return self.context
+
+        def record_exception(self, exception: BaseException) -> None:
+            self.exceptions.append(exception)
+
+        def set_status(self, status: Any) -> None:
+            self.status = status
+
+    def __init__(self) -> None:
+        self.spans: List[FakeOtel.Span] = []
+        self._current: contextvars.ContextVar[Any] = contextvars.ContextVar("span")
+        self._invalid = FakeOtel.Span("invalid", FakeOtel.SpanContext(0, 0), None, None, None)
+        self._ids = iter(range(1, 1 << 30))
+        fake = self
+
+        class Tracer:
+            @contextlib.contextmanager
+            def start_as_current_span(self, name: str, links: Any = None, attributes: Any = None,
+                                      record_exception: bool = True, set_status_on_exception: bool = True
+                                      ) -> Iterator[Any]:
+                parent = fake.get_current_span()
+                trace_id = parent.context.trace_id if parent.context.is_valid else next(fake._ids)
+                context = FakeOtel.SpanContext(trace_id, next(fake._ids), trace_flags=FakeOtel.TraceFlags(1),
+                                               trace_state=FakeOtel.TraceState([("app", "1")]))
+                span = FakeOtel.Span(name, context, parent, links, attributes)
+                fake.spans.append(span)
+                token = fake._current.set(span)
+                try:
+                    yield span
+                finally:
+                    fake._current.reset(token)
+                    span.ended = True
+
+        self.tracer = Tracer()
+        trace = types.ModuleType("opentelemetry.trace")
+        for name in ("SpanContext", "TraceFlags", "TraceState", "Link", "Status", "StatusCode"):
+            setattr(trace, name, getattr(FakeOtel, name))
+        trace.get_tracer = lambda *args, **kwargs: self.tracer  # type: ignore[attr-defined]
+        trace.get_current_span = self.get_current_span  # type: ignore[attr-defined]
+        package = types.ModuleType("opentelemetry")
+        package.trace = trace  # type: ignore[attr-defined]
+        self.modules = {"opentelemetry": package, "opentelemetry.trace": trace}
+
+    def get_current_span(self) -> Any:
+        return self._current.get(self._invalid)
+
+    def work_spans(self) -> List["FakeOtel.Span"]:
+        return [s for s in self.spans if s.name == "baton.work"]
+
+
+class TraceCase(StubCase):
+    def _modules(self, modules: Dict[str, Any]) -> None:
+        patcher = mock.patch.dict(sys.modules, modules)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        # The client looks opentelemetry up once: make it look again, now and after the test.
+        _tracing._api = _tracing._UNSET
+        self.addCleanup(setattr, _tracing, "_api", _tracing._UNSET)
+
+    def with_otel(self) -> FakeOtel:
+        fake = FakeOtel()
+        self._modules(fake.modules)
+        return fake
+
+    def without_otel(self) -> None:
+        self._modules({"opentelemetry": None, "opentelemetry.trace": None})
+
+
+class TraceFieldsTest(unittest.TestCase):
+    def test_acquired_next_and_request_view_carry_the_trace_context(self) -> None:
+        acquired = parse_outcome({"status": "ACQUIRED", "lcid": "L", "requestId": "r", "token": "t", "fence": 1,
+                                  "leaseMs": 1000, "traceparent": TP1, "tracestate": "vendor=x", "later": True})
+        assert isinstance(acquired, Acquired)
+        self.assertEqual((acquired.traceparent, acquired.tracestate), (TP1, "vendor=x"))
+        entry = {"requestId": "r1", "attempt": 1, "traceparent": TP1, "tracestate": "vendor=x", "later": 1}
+        nxt = parse_outcome({"status": "NEXT", "lcid": "L", "token": "t", "fence": 2, "leaseMs": 1000,
+                             "request": entry, "requests": [entry, {"requestId": "r2", "traceparent": TP2}]})
+        assert isinstance(nxt, Next)
+        self.assertEqual((nxt.request.traceparent, nxt.request.tracestate), (TP1, "vendor=x"))
+        self.assertEqual([(i.traceparent, i.tracestate) for i in nxt.requests], [(TP1, "vendor=x"), (TP2, None)])
+        view = RequestView.from_json({"lcid": "L", "requestId": "r1", "state": "QUEUED", "traceparent": TP1,
+                                      "tracestate": "vendor=x"})
+        self.assertEqual((view.traceparent, view.tracestate), (TP1, "vendor=x"))
+
+    def test_absent_trace_context_is_none(self) -> None:
+        acquired = parse_outcome({"status": "ACQUIRED", "lcid": "L", "requestId": "r", "token": "t", "fence": 1,
+                                  "leaseMs": 1000})
+        assert isinstance(acquired, Acquired)
+        self.assertEqual((acquired.traceparent, acquired.tracestate), (None, None))
+        nxt = parse_outcome({"status": "NEXT", "lcid": "L", "token": "t", "fence": 2, "leaseMs": 1000,
+                             "request": {"requestId": "r1"}, "requests": [{"requestId": "r1"}]})
+        assert isinstance(nxt, Next)
+        self.assertEqual((nxt.request.traceparent, nxt.requests[0].tracestate), (None, None))
+        view = RequestView.from_json({"lcid": "L", "requestId": "r1", "state": "DONE"})
+        self.assertEqual((view.traceparent, view.tracestate), (None, None))
+
+    def test_traceparent_validity(self) -> None:
+        self.assertEqual(_tracing.parse_traceparent(TP1),
+                         (0x4bf92f3577b34da6a3ce929d0e0e4736, 0x00f067aa0ba902b7, 1))
+        self.assertIsNotNone(_tracing.parse_traceparent("01" + TP1[2:] + "-later"))
+        for bad in (None, "", "garbage", TP1.upper(), "ff" + TP1[2:], TP1 + "-x",
+                    "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                    "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"):
+            self.assertIsNone(_tracing.parse_traceparent(bad), bad)
+
+
+class TraceHeaderTest(TraceCase):
+    def test_given_trace_context_is_sent(self) -> None:
+        self.without_otel()
+        acquired = {"status": "ACQUIRED", "lcid": "L", "requestId": "w", "token": "t", "fence": 3, "leaseMs": 30000,
+                    "traceparent": TP2}
+        s = self.stub(ok(QUEUED, 202), ok(QUEUED, 202), ok(acquired), ok(RELEASED))
+        c = self.client(s.url)
+        c.acquire("L", "r", traceparent=TP1, tracestate="vendor=x")
+        c.run("L", lambda work: None, request_id="r", traceparent=TP2)
+        turn = c.await_turn("L", "w", traceparent=TP2, tracestate="a=b")
+        self.assertEqual((turn.traceparent, turn.tracestate), (TP2, None))
+        turn.complete()
+        self.assertEqual((s.headers[0].get("traceparent"), s.headers[0].get("tracestate")), (TP1, "vendor=x"))
+        self.assertEqual((s.headers[1].get("traceparent"), s.headers[1].get("tracestate")), (TP2, None))
+        self.assertEqual((s.headers[2].get("traceparent"), s.headers[2].get("tracestate")), (TP2, "a=b"))
+        self.assertNotIn("traceparent", s.headers[3], "only a submission carries it")
+
+    def test_no_header_without_opentelemetry_or_a_given_one(self) -> None:
+        self.without_otel()
+        s = self.stub(ok(QUEUED, 202))
+        self.client(s.url).acquire("L", "r")
+        self.assertNotIn("traceparent", s.headers[0])
+        self.assertNotIn("tracestate", s.headers[0])
+
+    def test_the_current_span_is_sent_with_opentelemetry(self) -> None:
+        fake = self.with_otel()
+        s = self.stub(ok(QUEUED, 202))
+        c = self.client(s.url)
+        c.acquire("L", "r0")  # no span is current: nothing to send
+        with fake.tracer.start_as_current_span("caller") as span:
+            c.acquire("L", "r1")
+            c.acquire("L", "r2", traceparent=TP1)  # given wins
+        ctx = span.get_span_context()
+        self.assertNotIn("traceparent", s.headers[0])
+        self.assertEqual(s.headers[1].get("traceparent"), f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-01")
+        self.assertEqual(s.headers[1].get("tracestate"), "app=1")
+        self.assertEqual((s.headers[2].get("traceparent"), s.headers[2].get("tracestate")), (TP1, None))
+
+
+def _router(**answers: List[Reply]) -> Callable[[str], Reply]:
+    """Answers by the path's last segment (acquire, complete, abort, claims, ...), in order; the
+    last answer of each repeats."""
+    def route(path: str) -> Reply:
+        queue = answers[path.split("?")[0].rsplit("/", 1)[-1]]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+    return route
+
+
+class WorkSpanTest(TraceCase):
+    def test_handler_runs_in_a_current_work_span_linked_to_each_request(self) -> None:
+        fake = self.with_otel()
+        secret = {"card": "4111-secret"}
+        nxt = {"status": "NEXT", "lcid": "L", "token": "tok-secret", "fence": 7, "leaseMs": 30000,
+               "request": {"requestId": "r1", "payload": secret, "traceparent": TP1, "tracestate": "vendor=x"},
+               "requests": [{"requestId": "r1", "payload": secret, "traceparent": TP1, "tracestate": "vendor=x"},
+                            {"requestId": "r2", "payload": secret},
+                            {"requestId": "r3", "traceparent": "00-not-valid"},
+                            {"requestId": "r4", "traceparent": TP2}]}
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(nxt)], complete=[ok(RELEASED)])
+        inside: List[Any] = []
+
+        def handler(work: baton.Work) -> Any:
+            inside.append(fake.get_current_span())
+            with fake.tracer.start_as_current_span("app.write") as own:
+                inside.append(own)
+            return {}
+
+        report = self.client(s.url).run("L", handler, request_id="r1", take=8)
+        self.assertEqual(report.handled, ["r1", "r2", "r3", "r4"])
+        [span] = fake.work_spans()
+        self.assertIs(inside[0], span, "the work span is current in the handler")
+        self.assertIs(inside[1].parent, span, "the application's spans nest under it")
+        self.assertTrue(span.ended)
+        self.assertIsNot(fake.get_current_span(), span)
+        self.assertEqual(span.attributes, {"baton.lcid": "L", "baton.request_id": "r1", "baton.fence": 7,
+                                           "baton.batch_size": 4})
+        self.assertEqual([(l.context.trace_id, l.context.span_id, l.context.is_remote, int(l.context.trace_flags),
+                           l.context.trace_state.to_header(), l.attributes) for l in span.links],
+                         [(0x4bf92f3577b34da6a3ce929d0e0e4736, 0x00f067aa0ba902b7, True, 1, "vendor=x",
+                           {"baton.request_id": "r1"}),
+                          (0x0af7651916cd43dd8448eb211c80319c, 0xb7ad6b7169203331, True, 0, "",
+                           {"baton.request_id": "r4"})])
+        shown = json.dumps([span.attributes] + [l.attributes for l in span.links])
+        self.assertNotIn("secret", shown, "never a payload or a token")
+        self.assertEqual((span.exceptions, span.status), ([], None))
+
+    def test_a_throwing_handler_is_recorded_on_its_span(self) -> None:
+        fake = self.with_otel()
+        acquired = {"status": "ACQUIRED", "lcid": "L", "requestId": "r1", "token": "t", "fence": 4, "leaseMs": 30000,
+                    "traceparent": TP1}
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired)], abort=[ok(RELEASED)])
+        boom = RuntimeError("boom")
+
+        def handler(work: baton.Work) -> None:
+            raise boom
+
+        with self.assertRaises(RuntimeError):
+            self.client(s.url).run("L", handler, request_id="r1")
+        self.assertTrue(any(p.endswith("/abort") for p in s.paths))
+        [span] = fake.work_spans()
+        self.assertEqual(span.attributes, {"baton.lcid": "L", "baton.request_id": "r1", "baton.fence": 4})
+        self.assertEqual([l.context.span_id for l in span.links], [0x00f067aa0ba902b7])
+        self.assertEqual(span.exceptions, [boom])
+        self.assertEqual(span.status.status_code, "ERROR")
+        self.assertTrue(span.ended)
+
+    def test_the_claim_poller_runs_handlers_in_work_spans(self) -> None:
+        fake = self.with_otel()
+        nxt = {"status": "NEXT", "lcid": "o-1", "token": "t", "fence": 12, "leaseMs": 30000,
+               "request": {"requestId": "r1", "attempt": 2, "traceparent": TP1}}
+        s = self.stub(ok({}))
+        s.route = _router(claims=[ok(nxt), (204, "application/json", b"", {})], complete=[ok(RELEASED)])
+        stop = threading.Event()
+        current: List[Any] = []
+
+        def handler(work: baton.Work) -> None:
+            current.append(fake.get_current_span())
+            stop.set()
+
+        self.assertEqual(self.client(s.url).run_claims(handler, stop=stop), 1)
+        [span] = fake.work_spans()
+        self.assertEqual(current, [span])
+        self.assertEqual(span.attributes, {"baton.lcid": "o-1", "baton.request_id": "r1", "baton.fence": 12})
+        self.assertEqual(len(span.links), 1)
+
+    def test_lock_all_runs_its_handler_in_a_work_span(self) -> None:
+        fake = self.with_otel()
+        s = self.stub(ok({}))
+
+        def route(path: str) -> Reply:
+            lcid = path.split("/")[3]
+            if path.endswith("/acquire"):
+                return ok({"status": "ACQUIRED", "lcid": lcid, "requestId": "w", "token": "t", "fence": 1,
+                           "leaseMs": 30000, "traceparent": TP1})
+            return ok(dict(RELEASED, lcid=lcid))
+
+        s.route = route
+        current: List[Any] = []
+        self.client(s.url).lock_all(["B", "A"], lambda work: current.append(fake.get_current_span()))
+        [span] = fake.work_spans()
+        self.assertEqual(current, [span])
+        self.assertEqual(span.attributes, {"baton.lcids": ["A", "B"], "baton.fences": [1, 1]})
+        self.assertEqual(len(span.links), 2)
+
+    def test_the_holder_works_without_opentelemetry(self) -> None:
+        self.without_otel()
+        acquired = {"status": "ACQUIRED", "lcid": "L", "requestId": "r1", "token": "t", "fence": 4, "leaseMs": 30000,
+                    "traceparent": TP1}
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired)], complete=[ok(RELEASED)])
+        seen: List[Any] = []
+        report = self.client(s.url).run("L", lambda work: seen.append(work.request) or "done", request_id="r1")
+        self.assertEqual(report.handled, ["r1"])
+        self.assertEqual(seen[0].traceparent, TP1)
+        self.assertNotIn("traceparent", s.headers[0])
+        self.assertEqual(json.loads(s.bodies[1] or b""), {"token": "t", "requestId": "r1", "result": "done"})
+        self.assertIsNone(_tracing._trace())
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import {
   AcquireOutcome, Acquired, BusyLocks, DeadLetter, LockView, Next, Queued, QueueView, Released, RequestView, WorkItem,
   expectOutcome, parseBusyLocks, parseDeadLetters, parseLockView, parseQueueView, parseRequestView, shaped,
 } from './outcomes.js';
+import { TraceContext, traceHeaders } from './tracing.js';
 import {
   AwaitTurnOptions, LockAllOptions, LockAllWork, Turn, awaitResult, awaitTurn, lockAll,
 } from './wait.js';
@@ -53,7 +54,11 @@ export interface CallControl {
   signal?: AbortSignal | undefined;
 }
 
-export interface AcquireOptions extends CallControl {
+/**
+ * `traceparent` / `tracestate`: the W3C trace context to store with a new request. Default: the
+ * current OpenTelemetry span's, when the application has OpenTelemetry; else none.
+ */
+export interface AcquireOptions extends CallControl, TraceContext {
   /** The request's name and idempotency key: the same id again never does the work twice. */
   requestId: string;
   /** Any JSON value, at most 64 KiB serialized. */
@@ -79,7 +84,7 @@ export interface CompleteOptions extends CallControl {
   take?: number | undefined;
 }
 
-export interface RunOptions {
+export interface RunOptions extends TraceContext {
   /** Default: a fresh random id. Give your own to make a resubmission idempotent. */
   requestId?: string | undefined;
   payload?: unknown;
@@ -196,8 +201,9 @@ export class BatonClient implements HoldClient {
     put(body, 'mode', opts.mode);
     put(body, 'waitMs', opts.waitMs);
     put(body, 'take', opts.take);
+    const headers = await traceHeaders(opts);
     const answer = await this.transport.call('POST', `/v1/locks/${enc(lcid)}/acquire`, body,
-      { ...call, longPollMs: opts.waitMs || undefined });
+      { ...call, longPollMs: opts.waitMs || undefined, headers });
     const outcome = this.parse(answer, (b) => expectOutcome(b, 'ACQUIRED', 'QUEUED', 'NEXT'));
     return { outcome, sentAt: answer.sentAt };
   }
@@ -369,7 +375,8 @@ export class BatonClient implements HoldClient {
     let sentAt: number;
     try {
       ({ outcome: first, sentAt } = await this._acquire(lcid,
-        { requestId, payload: opts.payload, leaseMs: opts.leaseMs, take: opts.take }, {}));
+        { requestId, payload: opts.payload, leaseMs: opts.leaseMs, take: opts.take, traceparent: opts.traceparent,
+          tracestate: opts.tracestate }, {}));
     } catch (error) {
       // An earlier attempt of this very call was stored (its answer was lost to a 503 or a
       // restart) and another holder has taken the request since: that is QUEUED, done.

@@ -15,6 +15,7 @@
 import { HandlerError, Json, LockLostError, errorMessage } from './errors.js';
 import { now } from './http.js';
 import type { Acquired, Next, Released, WorkItem } from './outcomes.js';
+import { copyTrace, inWorkSpan, otel } from './tracing.js';
 
 /** What the lease needs of the client: the heartbeat whose retries stop at the holder's deadline. */
 export interface Renewer {
@@ -251,24 +252,36 @@ export interface HoldClient extends Renewer {
 /**
  * The holder loop from an ACQUIRED or NEXT (sent at `sentAt`) until RELEASED: handler, complete
  * with its result, and on with the next work. `own`: the caller's own request for an ACQUIRED
- * answer (which does not repeat the payload).
+ * answer (which does not repeat the payload). With OpenTelemetry each handler call runs in a
+ * `baton.work` span linked to the traces that submitted its requests.
  */
 export async function holdLoop(client: HoldClient, lcid: string, first: Acquired | Next, sentAt: number,
   own: WorkItem | undefined, handler: Handler, take: number | undefined, signal: AbortSignal | undefined,
   handled: string[]): Promise<Released> {
+  const api = await otel();
   let outcome: Acquired | Next | Released = first;
   let at = sentAt;
   while (outcome.status === 'ACQUIRED' || outcome.status === 'NEXT') {
-    const items: WorkItem[] = outcome.status === 'ACQUIRED'
-      ? [own && own.requestId === outcome.requestId ? own : { requestId: outcome.requestId, attempt: 1 }]
-      : outcome.requests;
+    let items: WorkItem[];
+    if (outcome.status === 'ACQUIRED') {
+      const mine = own && own.requestId === outcome.requestId ? own : { requestId: outcome.requestId, attempt: 1 };
+      items = [copyTrace({ ...mine }, outcome)]; // the trace context comes back on the ACQUIRED answer
+    } else {
+      items = outcome.requests;
+    }
     const ids = items.map((i) => i.requestId);
     const lease = new Lease(client, lcid, outcome.token, outcome.leaseMs, at, [], signal).start();
     const work = makeWork(lcid, outcome.fence, items, lease);
+    const attributes: Record<string, string | number> = {
+      'baton.lcid': lcid, 'baton.request_id': ids[0]!, 'baton.fence': outcome.fence,
+    };
+    if (items.length > 1) attributes['baton.batch_size'] = items.length;
     let result: unknown;
     try {
-      result = await handler(work);
-      if (items.length > 1) result = batchResults(result, items);
+      result = await inWorkSpan(api, attributes, items, async () => {
+        const value = await handler(work);
+        return items.length > 1 ? batchResults(value, items) : value;
+      });
     } catch (error) {
       const lost = lease.stop();
       if (lost) throw withHandled(lost, handled, error); // never abort or complete for a lock that is gone

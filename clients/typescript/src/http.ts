@@ -84,6 +84,8 @@ export interface CallOptions {
   longPollMs?: number | undefined;
   /** Aborts the call (no retry after it); the call rejects with a TransportError. */
   signal?: AbortSignal | undefined;
+  /** Extra headers of this call (the trace context of an acquire), sent with every attempt. */
+  headers?: Record<string, string> | undefined;
 }
 
 /** A successful answer. */
@@ -124,7 +126,7 @@ export class Transport {
   /** One call with retries; resolves with the answer or rejects with the last error. */
   async call(method: string, path: string, body: unknown, opts: CallOptions = {}): Promise<Answer> {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { ...this.headers };
+    const headers: Record<string, string> = { ...this.headers, ...opts.headers };
     if (data !== undefined) headers['Content-Type'] = 'application/json';
     const o = this.options;
     const perAttempt = opts.longPollMs ? opts.longPollMs + LONG_POLL_SLACK_MS : o.timeoutMs;

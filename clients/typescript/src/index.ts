@@ -12,6 +12,7 @@ export {
   type RunOptions, type RunReport, type ClaimOptions, type RunClaimsOptions, type Logger,
 } from './client.js';
 export { type Work, type Handler } from './holder.js';
+export { type TraceContext } from './tracing.js';
 export { Turn, byteOrder, type AwaitTurnOptions, type LockAllWork, type LockAllOptions } from './wait.js';
 export { backoffDelay } from './http.js';
 export {

@@ -10,6 +10,7 @@
  * fences (time based, about 1.8e15 today) stay below.
  */
 import { Json, UnexpectedResponseError } from './errors.js';
+import { copyTrace } from './tracing.js';
 
 /** One request handed to a holder (NEXT `request` / `requests[i]`). */
 export interface WorkItem {
@@ -18,6 +19,9 @@ export interface WorkItem {
   payload?: Json;
   /** 1 at first, + 1 each time it was requeued. */
   attempt: number;
+  /** The W3C trace context it was submitted with; absent when none. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** You hold the lock; work on your own request. */
@@ -32,6 +36,9 @@ export interface Acquired {
   leaseMs: number;
   /** When the lease ends, by the Redis clock (RFC 3339). The holder uses its own monotonic clock instead. */
   expiresAt: string;
+  /** The W3C trace context the request was submitted with (a heartbeat's answer has none). */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** The lock is busy; your request is stored at `position` (1 = next). */
@@ -100,6 +107,9 @@ export interface RequestView {
   result: Json | undefined;
   /** Why it was last aborted, requeued or declared DEAD. */
   reason: string | undefined;
+  /** The W3C trace context it was submitted with. */
+  traceparent: string | undefined;
+  tracestate: string | undefined;
 }
 
 export interface DeadLetter {
@@ -180,17 +190,17 @@ function workItem(value: unknown): WorkItem {
   const o = obj(value, 'request');
   const item: WorkItem = { requestId: s(o, 'requestId'), attempt: n(o, 'attempt') };
   if (o.payload !== undefined && o.payload !== null) item.payload = o.payload as Json;
-  return item;
+  return copyTrace(item, o);
 }
 
 export function parseOutcome(value: unknown): Outcome {
   const o = obj(value, 'answer');
   switch (o.status) {
     case 'ACQUIRED':
-      return {
+      return copyTrace<Acquired>({
         status: 'ACQUIRED', lcid: s(o, 'lcid'), requestId: s(o, 'requestId'), token: s(o, 'token'),
         fence: n(o, 'fence'), leaseMs: n(o, 'leaseMs'), expiresAt: s(o, 'expiresAt'),
-      };
+      }, o);
     case 'QUEUED':
       return {
         status: 'QUEUED', lcid: s(o, 'lcid'), requestId: s(o, 'requestId'), position: n(o, 'position'),
@@ -244,6 +254,8 @@ export function parseRequestView(value: unknown): RequestView {
     fence: optN(o, 'fence'),
     result: o.result as Json | undefined,
     reason: optS(o, 'reason'),
+    traceparent: optS(o, 'traceparent'),
+    tracestate: optS(o, 'tracestate'),
   };
 }
 

@@ -12,9 +12,13 @@ import { Lease, reasonOf } from './holder.js';
 import { LONG_POLL_MAX_MS, now } from './http.js';
 import type { Acquired, Next, Released, RequestView } from './outcomes.js';
 import type { BatonClient } from './client.js';
+import { TraceContext, inWorkSpan, otel } from './tracing.js';
 
-/** Options of {@link BatonClient.awaitTurn}. */
-export interface AwaitTurnOptions {
+/**
+ * Options of {@link BatonClient.awaitTurn}. `traceparent` / `tracestate`: the trace context to
+ * submit the request with (default: the current OpenTelemetry span's, if any).
+ */
+export interface AwaitTurnOptions extends TraceContext {
   /** The payload the request is submitted with (kept by the service; a repeat's payload is ignored). */
   payload?: unknown;
   /** The turn's lease, from the pick-up (default 30000). */
@@ -40,6 +44,9 @@ export class Turn {
   readonly leaseMs: number;
   /** The payload this process submitted the request with. */
   readonly payload: unknown;
+  /** The W3C trace context stored with the request (absent when it was submitted without one). */
+  readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
   /** True once completed or aborted. */
   finished = false;
   readonly #client: BatonClient;
@@ -56,6 +63,8 @@ export class Turn {
     this.fence = acquired.fence;
     this.leaseMs = acquired.leaseMs;
     this.payload = payload;
+    this.traceparent = acquired.traceparent;
+    this.tracestate = acquired.tracestate;
   }
 
   /** Aborted when the lock is lost (its reason is the LockLostError): stop writing then. */
@@ -127,7 +136,7 @@ export async function awaitTurn(client: BatonClient, lcid: string, requestId: st
       submitted = true;
       const { outcome, sentAt } = await client._acquire(lcid, {
         requestId, payload: opts.payload, leaseMs: opts.leaseMs, mode: 'wait',
-        waitMs: Math.max(0, Math.min(remaining, LONG_POLL_MAX_MS)),
+        waitMs: Math.max(0, Math.min(remaining, LONG_POLL_MAX_MS)), traceparent: opts.traceparent, tracestate: opts.tracestate,
       }, { signal: opts.signal });
       asked = true;
       if (outcome.status === 'QUEUED') continue;
@@ -166,7 +175,10 @@ async function giveUpWaiting(client: BatonClient, lcid: string, requestId: strin
     }
     if (error.state !== 'ACTIVE') return; // it ended: nothing to give up
     try {
-      const outcome = await client.acquire(lcid, { requestId, payload: opts.payload, leaseMs: opts.leaseMs, mode: 'wait' });
+      const outcome = await client.acquire(lcid, {
+        requestId, payload: opts.payload, leaseMs: opts.leaseMs, mode: 'wait', traceparent: opts.traceparent,
+        tracestate: opts.tracestate,
+      });
       if (outcome.status === 'ACQUIRED') await client.abort(lcid, outcome.token, requestId, { reason });
     } catch (failure) {
       client._log('warn', `baton: giving up the turn of ${requestId} on ${lcid} failed: ${errorMessage(failure)}`);
@@ -202,7 +214,8 @@ export interface LockAllWork {
   check(): void;
 }
 
-export interface LockAllOptions {
+/** `traceparent` / `tracestate`: the trace context every turn is submitted with (default: the current span's). */
+export interface LockAllOptions extends TraceContext {
   /** The lease of each turn (default 30000). */
   leaseMs?: number | undefined;
   /** How long taking all the turns may take (default: no limit); then WaitTimeoutError. */
@@ -229,8 +242,9 @@ export async function lockAll<T>(client: BatonClient, lcids: Iterable<string>, h
   try {
     for (const lcid of ordered) {
       const left = deadline === undefined ? undefined : Math.max(0, deadline - now());
-      turns.push(await awaitTurn(client, lcid, client.newRequestId(),
-        { leaseMs: opts.leaseMs, timeoutMs: left, signal: opts.signal }, [cancelled]));
+      turns.push(await awaitTurn(client, lcid, client.newRequestId(), {
+        leaseMs: opts.leaseMs, timeoutMs: left, signal: opts.signal, traceparent: opts.traceparent, tracestate: opts.tracestate,
+      }, [cancelled]));
     }
     const fences: Record<string, number> = {};
     for (const turn of turns) fences[turn.lcid] = turn.fence;
@@ -240,7 +254,11 @@ export async function lockAll<T>(client: BatonClient, lcids: Iterable<string>, h
       const reason: unknown = cancelled.signal.reason;
       throw reason instanceof Error ? reason : new BatonError(`lockAll on ${ordered.join(', ')} was cancelled`);
     };
-    result = await handler({ fences, turns, signal: cancelled.signal, check });
+    // One span for the whole holding. Plural keys: an array under baton.lcid would change the
+    // type of the key every other holder span uses.
+    const attributes = { 'baton.lcids': turns.map((t) => t.lcid), 'baton.fences': turns.map((t) => t.fence) };
+    result = await inWorkSpan(await otel(), attributes, turns,
+      async () => handler({ fences, turns, signal: cancelled.signal, check }));
     check();
   } catch (error) {
     for (const turn of [...turns].reverse()) {

@@ -2,7 +2,9 @@
  * The conformance scenarios of clients/conformance/scenarios.md, one test per id, against the
  * real packaged service and redis-server that clients/conformance/harness starts (run them with
  * `clients/conformance/run typescript`). Skipped when BATON_URL is not set, except
- * proxy_502_is_typed_error, which needs only a local HTTP server.
+ * proxy_502_is_typed_error, which needs only a local HTTP server. trace_context_travels is this
+ * client's own check (not a scenario of scenarios.md): a submitted trace context comes back on
+ * NEXT and the request view, and the holder's baton.work span links to it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,9 +14,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   BatonClient, BatonClientOptions, HandlerError, LockAllWork, LockLostError, NotFoundError, RequestView,
-  UnexpectedResponseError, Work,
+  UnexpectedResponseError, Work, WorkItem,
 } from '@baton/client';
 
 const URL_ = process.env.BATON_URL;
@@ -478,5 +483,85 @@ test('proxy_502_is_typed_error', { timeout: 30000 }, async () => {
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+// ------------------------------------------------------------------ trace_context_travels
+
+test('trace_context_travels', { skip: SKIP, timeout: 60000 }, async () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  assert.ok(context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
+  assert.ok(trace.setGlobalTracerProvider(provider));
+  const tracer = trace.getTracer('conformance');
+  try {
+    const [holder, submitter] = [client(), client()];
+    const L = `${prefix('trace_context_travels')}L`;
+    const given = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const entered = deferred();
+    const release = deferred();
+    const batches: WorkItem[][] = [];
+    const fences: number[] = [];
+    const active: (string | undefined)[] = [];
+    let hold = { traceId: '', spanId: '' };
+    const t = new Task(tracer.startActiveSpan('hold', async (span) => {
+      hold = span.spanContext();
+      try {
+        return await holder.run(L, async (work) => {
+          batches.push([...work.requests]);
+          fences.push(work.fence);
+          active.push(trace.getActiveSpan()?.spanContext().spanId);
+          entered.resolve();
+          if (work.requestId === 'r1') await within(release.promise, 20000, 'release');
+          return work.requests.length > 1 ? {} : undefined;
+        }, { requestId: 'r1', take: 4 });
+      } finally {
+        span.end();
+      }
+    }));
+    await within(entered.promise, 10000, 'in the handler');
+    assert.equal((await submitter.acquire(L, { requestId: 'r2', traceparent: given, tracestate: 'vendor=x' })).status, 'QUEUED');
+    let submit = { traceId: '', spanId: '' };
+    await tracer.startActiveSpan('submit', async (span) => {
+      submit = span.spanContext();
+      assert.equal((await submitter.acquire(L, { requestId: 'r3' })).status, 'QUEUED');
+      span.end();
+    });
+    // Not W3C trace context: the service ignores it and stores the request without one.
+    assert.equal((await submitter.acquire(L, { requestId: 'r4', traceparent: 'not-a-traceparent' })).status, 'QUEUED');
+    const queued = await submitter.request(L, 'r2');
+    assert.deepEqual([queued.state, queued.traceparent, queued.tracestate], ['QUEUED', given, 'vendor=x']);
+    // A repeat does not change what is stored.
+    await submitter.acquire(L, { requestId: 'r2', traceparent: `00-${submit.traceId}-${submit.spanId}-01` }).catch(() => undefined);
+    assert.equal((await submitter.request(L, 'r2')).traceparent, given);
+    release.resolve();
+    const report = await t.outcome();
+    assert.deepEqual(report.handled, ['r1', 'r2', 'r3', 'r4']);
+
+    const holdTp = `00-${hold.traceId}-${hold.spanId}-01`;
+    const submitTp = `00-${submit.traceId}-${submit.spanId}-01`;
+    assert.deepEqual(batches.map((b) => b.map((r) => [r.requestId, r.traceparent, r.tracestate])), [
+      [['r1', holdTp, undefined]],
+      [['r2', given, 'vendor=x'], ['r3', submitTp, undefined], ['r4', undefined, undefined]],
+    ]);
+    const view = await assertDone(submitter, L, 'r3');
+    assert.equal(view.traceparent, submitTp);
+    assert.equal((await submitter.request(L, 'r4')).traceparent, undefined);
+
+    await provider.forceFlush();
+    const work = exporter.getFinishedSpans().filter((span) => span.name === 'baton.work');
+    assert.equal(work.length, 2);
+    assert.deepEqual(active, work.map((span) => span.spanContext().spanId), 'each span current in its handler');
+    assert.deepEqual(work.map((span) => span.links.map((l) => `00-${l.context.traceId}-${l.context.spanId}-0${l.context.traceFlags}`)),
+      [[holdTp], [given, submitTp]]);
+    assert.equal(work[1]!.links[0]!.context.traceState?.serialize(), 'vendor=x');
+    assert.deepEqual(work.map((span) => span.attributes), [
+      { 'baton.lcid': L, 'baton.request_id': 'r1', 'baton.fence': fences[0] },
+      { 'baton.lcid': L, 'baton.request_id': 'r2', 'baton.fence': fences[1], 'baton.batch_size': 3 },
+    ]);
+  } finally {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
   }
 });

@@ -1,11 +1,19 @@
 /**
  * Unit tests of the client's own rules against tiny local HTTP stubs (never a stub of Baton's
  * logic): retries, backoff, Retry-After, deadlines, non-JSON answers, problem parsing, keep-alive,
- * the holder's lease deadline, batch result maps and the byte order of lockAll.
+ * the holder's lease deadline, batch result maps, the byte order of lockAll, and trace context
+ * (the fields, the headers, and the holder's baton.work span with a real OpenTelemetry SDK).
  */
-import { test, describe, after } from 'node:test';
+import { test, describe, after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   BackendUnavailableError, BatchMismatchError, BatonClient, BatonClientOptions, DuplicateRequestError, HandlerError,
   InvalidRequestError, LockLostError, ProblemError, QueueFullError, TransportError, UnexpectedResponseError, VERSION,
@@ -471,5 +479,259 @@ describe('the holder', () => {
     const last = s.hits.at(-1)!;
     assert.equal(last.path, '/v1/locks/L/abort');
     assert.deepEqual(JSON.parse(last.body), { requestId: 'w', reason: 'the waiter gave up' });
+  });
+});
+
+// ------------------------------------------------------------------ trace context
+
+const TP1 = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+const TP2 = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+/** Well formed, but an all-zero trace id is not a valid span context: no link. */
+const TP_ZERO = '00-00000000000000000000000000000000-b7ad6b7169203331-01';
+
+const TRACED_NEXT = {
+  status: 'NEXT', lcid: 'L', token: 't', fence: 9, leaseMs: 30000, expiresAt: 'x',
+  request: { requestId: 'a', attempt: 1, traceparent: TP1, tracestate: 'vendor=x' },
+  requests: [
+    { requestId: 'a', attempt: 1, traceparent: TP1, tracestate: 'vendor=x' },
+    { requestId: 'b', attempt: 1, payload: { secret: 1 }, traceparent: TP2 },
+    { requestId: 'c', attempt: 1, traceparent: TP_ZERO },
+    { requestId: 'd', attempt: 1 },
+  ],
+};
+
+/** A stub Baton for the holder: `first` answers acquires, every complete or abort is RELEASED. */
+function holderStub(first: unknown): Promise<Stub> {
+  return stub([], (hit) => {
+    if (hit.path.endsWith('/acquire')) {
+      const lcid = decodeURIComponent(hit.path.split('/')[3]!);
+      const body = JSON.parse(hit.body) as { requestId: string };
+      return ok(first ?? { ...ACQUIRED, lcid, requestId: body.requestId, fence: lcid.length, traceparent: TP1 });
+    }
+    return ok(RELEASED);
+  });
+}
+
+describe('trace context', () => {
+  test('ACQUIRED, NEXT request and requests carry traceparent / tracestate; absent is undefined', () => {
+    const acquired = parseOutcome({ ...ACQUIRED, traceparent: TP1, tracestate: 'vendor=x', future: true });
+    assert.ok(acquired.status === 'ACQUIRED');
+    assert.deepEqual([acquired.traceparent, acquired.tracestate], [TP1, 'vendor=x']);
+    const plain = parseOutcome(ACQUIRED);
+    assert.ok(plain.status === 'ACQUIRED');
+    assert.equal(plain.traceparent, undefined);
+    assert.ok(!('traceparent' in plain) && !('tracestate' in plain));
+    const next = parseOutcome(TRACED_NEXT);
+    assert.ok(next.status === 'NEXT');
+    assert.deepEqual(next.request, { requestId: 'a', attempt: 1, traceparent: TP1, tracestate: 'vendor=x' });
+    assert.deepEqual(next.requests.map((r) => [r.traceparent, r.tracestate]),
+      [[TP1, 'vendor=x'], [TP2, undefined], [TP_ZERO, undefined], [undefined, undefined]]);
+    assert.deepEqual(next.requests[3], { requestId: 'd', attempt: 1 });
+  });
+
+  test('the request view carries them; absent is undefined', async () => {
+    const view = { lcid: 'L', requestId: 'r', state: 'QUEUED', position: 1, attempt: 1 };
+    const s = await stub([ok({ ...view, traceparent: TP2, tracestate: 'a=1,b=2' }), ok(view)]);
+    const c = client(s.url);
+    const traced = await c.request('L', 'r');
+    assert.deepEqual([traced.traceparent, traced.tracestate], [TP2, 'a=1,b=2']);
+    const untraced = await c.request('L', 'r');
+    assert.deepEqual([untraced.traceparent, untraced.tracestate], [undefined, undefined]);
+  });
+
+  test('acquire and run send the trace context given; none without one (and no tracer provider)', async () => {
+    const s = await stub([], (hit) => (hit.path.endsWith('/acquire') ? ok(QUEUED, 202) : ok(RELEASED)));
+    const c = client(s.url);
+    await c.acquire('L', { requestId: 'r1', traceparent: TP1, tracestate: 'vendor=x' });
+    await c.acquire('L', { requestId: 'r2' });
+    await c.run('L', () => assert.fail('never runs'), { requestId: 'r3', traceparent: TP2 });
+    await c.acquire('L', { requestId: 'r4', traceparent: 'not\na header' });
+    const sent = s.hits.map((h) => [h.headers.traceparent, h.headers.tracestate]);
+    assert.deepEqual(sent, [[TP1, 'vendor=x'], [undefined, undefined], [TP2, undefined], [undefined, undefined]]);
+    assert.deepEqual(s.bodies()[0], { requestId: 'r1' }, 'trace context goes in headers, never the body');
+  });
+
+  test('awaitTurn and lockAll send it too', async () => {
+    const s = await holderStub(undefined);
+    const c = client(s.url);
+    const turn = await c.awaitTurn('w', 'w1', { traceparent: TP2, tracestate: 'k=v' });
+    assert.equal(turn.traceparent, TP1, 'what the service stored, from the ACQUIRED answer');
+    await turn.complete();
+    await c.lockAll(['x', 'y'], () => undefined, { traceparent: TP1 });
+    const acquires = s.hits.filter((h) => h.path.endsWith('/acquire'));
+    assert.deepEqual(acquires.map((h) => [h.headers.traceparent, h.headers.tracestate]),
+      [[TP2, 'k=v'], [TP1, undefined], [TP1, undefined]]);
+  });
+
+  test('without a tracer provider (the API\'s no-op) the holder works as before', async () => {
+    const s = await holderStub(TRACED_NEXT);
+    const seen: string[] = [];
+    const report = await client(s.url).run('L', (work) => {
+      seen.push(...work.requests.map((r) => r.requestId));
+      assert.equal(trace.getActiveSpan()?.isRecording() ?? false, false);
+      return { a: 1 };
+    }, { requestId: 'd', take: 4 });
+    assert.deepEqual(report.handled, ['a', 'b', 'c', 'd']);
+    assert.deepEqual(seen, ['a', 'b', 'c', 'd']);
+    assert.equal(s.hits[0]!.headers.traceparent, undefined, 'no span, no header');
+  });
+
+  test('without @opentelemetry/api installed the package loads and the holder works', async () => {
+    // A copy of the built package where no node_modules can be found: the import of the API fails.
+    const dir = mkdtempSync(join(tmpdir(), 'baton-no-otel-'));
+    try {
+      const dist = fileURLToPath(new URL('../', import.meta.url));
+      for (const f of readdirSync(dist)) if (f.endsWith('.js')) copyFileSync(join(dist, f), join(dir, f));
+      writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+      writeFileSync(join(dir, 'main.js'), `
+        import { BatonClient } from './index.js';
+        let missing = false;
+        try { await import('@opentelemetry/api'); } catch { missing = true; }
+        const c = new BatonClient({ url: process.argv[2], logger: null });
+        const seen = [];
+        const report = await c.run('L', (w) => { seen.push(w.requestId); return 'ok'; }, { requestId: 'r' });
+        console.log(JSON.stringify({ missing, seen, handled: report.handled }));
+      `);
+      const s = await holderStub({ ...ACQUIRED, traceparent: TP1 });
+      const out = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [join(dir, 'main.js'), s.url], { cwd: dir, timeout: 20000 }, (error, stdout, stderr) => {
+          if (error) reject(new Error(`${error.message}\n${stderr}`));
+          else resolve(stdout);
+        });
+      });
+      assert.deepEqual(JSON.parse(out), { missing: true, seen: ['r'], handled: ['r'] });
+      assert.equal(s.hits[0]!.headers.traceparent, undefined);
+      assert.deepEqual(s.paths(), ['/v1/locks/L/acquire', '/v1/locks/L/complete']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('trace context with OpenTelemetry', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = trace.getTracer('test');
+
+  before(() => {
+    // The async-hooks context manager: without it no span is active across the handler's awaits.
+    assert.ok(context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
+    assert.ok(trace.setGlobalTracerProvider(provider));
+  });
+  after(async () => {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
+  });
+  beforeEach(() => exporter.reset());
+
+  async function spans(name: string): Promise<ReadableSpan[]> {
+    await provider.forceFlush();
+    return exporter.getFinishedSpans().filter((span) => span.name === name);
+  }
+
+  function links(span: ReadableSpan): unknown[] {
+    return span.links.map((l) => [l.context.traceId, l.context.spanId, l.context.traceFlags, l.context.isRemote,
+      l.context.traceState?.serialize()]);
+  }
+
+  test('acquire sends the current span\'s context; none outside a span', async () => {
+    const s = await stub([ok(QUEUED, 202)]);
+    const c = client(s.url);
+    let caller = { traceId: '', spanId: '' };
+    await tracer.startActiveSpan('caller', async (span) => {
+      caller = span.spanContext();
+      await c.acquire('L', { requestId: 'r1' });
+      await c.acquire('L', { requestId: 'r2', traceparent: TP2 }); // the caller's own wins
+      span.end();
+    });
+    await c.acquire('L', { requestId: 'r3' });
+    assert.deepEqual(s.hits.map((h) => h.headers.traceparent), [`00-${caller.traceId}-${caller.spanId}-01`, TP2, undefined]);
+  });
+
+  test('the handler runs in a baton.work span: links, attributes, current inside the handler', async () => {
+    const s = await holderStub(TRACED_NEXT);
+    const c = client(s.url);
+    let active: string | undefined;
+    let caller = { traceId: '', spanId: '' };
+    const report = await tracer.startActiveSpan('caller', async (span) => {
+      caller = span.spanContext();
+      try {
+        return await c.run('L', async (work) => {
+          await new Promise((resolve) => setTimeout(resolve, 10)); // the span stays current across awaits
+          active = trace.getActiveSpan()?.spanContext().spanId;
+          tracer.startSpan('app.write').end();
+          return Object.fromEntries(work.requests.map((r) => [r.requestId, 'ok']));
+        }, { requestId: 'd', take: 4 });
+      } finally {
+        span.end();
+      }
+    });
+    assert.deepEqual(report.handled, ['a', 'b', 'c', 'd']);
+    const [work, ...more] = await spans('baton.work');
+    assert.ok(work, 'a baton.work span');
+    assert.equal(more.length, 0);
+    assert.deepEqual(work.attributes, { 'baton.lcid': 'L', 'baton.request_id': 'a', 'baton.fence': 9, 'baton.batch_size': 4 });
+    assert.deepEqual(links(work), [
+      ['4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 1, true, 'vendor=x'],
+      ['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 0, true, undefined],
+    ]);
+    assert.equal(work.status.code, SpanStatusCode.UNSET);
+    assert.equal(work.spanContext().traceId, caller.traceId, 'a child of the span current at run()');
+    assert.equal(work.parentSpanContext?.spanId, caller.spanId);
+    assert.equal(active, work.spanContext().spanId, 'current inside the handler');
+    const [write] = await spans('app.write');
+    assert.equal(write?.parentSpanContext?.spanId, work.spanContext().spanId, "the application's span nests under it");
+    assert.equal(s.hits[0]!.headers.traceparent, `00-${caller.traceId}-${caller.spanId}-01`);
+  });
+
+  test('one span per handler call; a throwing handler records the exception and the error status', async () => {
+    const s = await holderStub({ ...ACQUIRED, traceparent: TP2, tracestate: 'k=v' });
+    const error = await rejects(client(s.url).run('L', () => {
+      throw new Error('boom-7');
+    }, { requestId: 'r', traceparent: TP2, tracestate: 'k=v' }), HandlerError);
+    assert.equal((error.cause as Error).message, 'boom-7');
+    const [work, ...more] = await spans('baton.work');
+    assert.ok(work);
+    assert.equal(more.length, 0);
+    assert.deepEqual(work.attributes, { 'baton.lcid': 'L', 'baton.request_id': 'r', 'baton.fence': 7 });
+    assert.deepEqual(links(work), [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 0, true, 'k=v']]);
+    assert.equal(work.status.code, SpanStatusCode.ERROR);
+    assert.equal(work.events[0]?.name, 'exception');
+    assert.equal(work.events[0]?.attributes?.['exception.message'], 'boom-7');
+    assert.equal(work.parentSpanContext, undefined, 'no span was current at run()');
+    assert.ok(work.ended);
+  });
+
+  test('the claim poller and lockAll run their handlers in baton.work spans too', async () => {
+    const claimed = { ...TRACED_NEXT, lcid: 'p-1', requests: TRACED_NEXT.requests.slice(0, 1) };
+    let claims = 0;
+    const s = await stub([], (hit) => {
+      if (hit.path === '/v1/claims') return ++claims === 1 ? ok(claimed) : { status: 204 };
+      if (hit.path.endsWith('/acquire')) {
+        const body = JSON.parse(hit.body) as { requestId: string };
+        return ok({ ...ACQUIRED, lcid: hit.path.split('/')[3]!, requestId: body.requestId, fence: 3, traceparent: TP1 });
+      }
+      return ok(RELEASED);
+    });
+    const c = client(s.url);
+    const stop = new AbortController();
+    let inClaim: string | undefined;
+    await c.runClaims(() => {
+      inClaim = trace.getActiveSpan()?.spanContext().spanId;
+      stop.abort();
+    }, { signal: stop.signal });
+    let inLockAll: string | undefined;
+    await c.lockAll(['y', 'x'], () => {
+      inLockAll = trace.getActiveSpan()?.spanContext().spanId;
+    });
+    const [claim, lockAll] = await spans('baton.work');
+    assert.ok(claim && lockAll);
+    assert.deepEqual(claim.attributes, { 'baton.lcid': 'p-1', 'baton.request_id': 'a', 'baton.fence': 9 });
+    assert.deepEqual(links(claim), [['4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 1, true, 'vendor=x']]);
+    assert.equal(inClaim, claim.spanContext().spanId);
+    assert.deepEqual(lockAll.attributes, { 'baton.lcids': ['x', 'y'], 'baton.fences': [3, 3] });
+    assert.equal(lockAll.links.length, 2);
+    assert.equal(inLockAll, lockAll.spanContext().spanId);
   });
 });

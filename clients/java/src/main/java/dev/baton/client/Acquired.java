@@ -9,9 +9,16 @@ package dev.baton.client;
  * @param fence     strictly increasing per lcid with every grant and handoff; pass it to your database
  * @param leaseMs   the lease now in force
  * @param expiresAt when the lease ends, RFC 3339 by the Redis clock (informative: the client keeps its own deadline)
+ * @param traceparent the W3C trace context your request was submitted with, or null (always null on a heartbeat)
+ * @param tracestate  its tracestate, or null
  */
-public record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, String expiresAt)
-        implements Outcome {
+public record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, String expiresAt,
+                       String traceparent, String tracestate) implements Outcome {
+    /** Without a trace context (the 1.1.0 constructor). */
+    public Acquired(String lcid, String requestId, String token, long fence, long leaseMs, String expiresAt) {
+        this(lcid, requestId, token, fence, leaseMs, expiresAt, null, null);
+    }
+
     @Override
     public String status() {
         return "ACQUIRED";
@@ -20,6 +27,6 @@ public record Acquired(String lcid, String requestId, String token, long fence, 
     @Override
     public String toString() { // never show the token
         return "Acquired[lcid=" + lcid + ", requestId=" + requestId + ", fence=" + fence + ", leaseMs=" + leaseMs
-                + ", expiresAt=" + expiresAt + "]";
+                + ", expiresAt=" + expiresAt + ", traceparent=" + traceparent + "]";
     }
 }

@@ -63,6 +63,7 @@ public final class BatonClient implements AutoCloseable {
     private final RetryPolicy retry;
     private final HttpClient http;
     private final ExecutorService executor;
+    private final Tracing tracing;
 
     private BatonClient(Builder b) {
         String u = b.url;
@@ -73,6 +74,7 @@ public final class BatonClient implements AutoCloseable {
         this.apiKey = b.apiKey;
         this.callTimeout = b.callTimeout;
         this.retry = b.retryPolicy;
+        this.tracing = b.tracing;
         AtomicInteger n = new AtomicInteger();
         // Heartbeat loops and cancellation listeners: a handful of daemon threads that never block the JVM's exit.
         this.executor = Executors.newCachedThreadPool(r -> {
@@ -100,6 +102,7 @@ public final class BatonClient implements AutoCloseable {
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+        private Tracing tracing = Tracing.DETECTED;
 
         private Builder(String url) {
             if (url == null || url.isBlank()) {
@@ -132,6 +135,12 @@ public final class BatonClient implements AutoCloseable {
             return this;
         }
 
+        /** Tests only: the holder's behaviour without OpenTelemetry, in a JVM that has it. */
+        Builder tracing(Tracing t) {
+            this.tracing = t;
+            return this;
+        }
+
         public BatonClient build() {
             return new BatonClient(this);
         }
@@ -161,6 +170,8 @@ public final class BatonClient implements AutoCloseable {
     /**
      * {@code POST /v1/locks/{lcid}/acquire}: take the lock, queue the request, or rescue a stranded queue.
      * Answers {@link Acquired}, {@link Queued} or {@link Next}. A wait request with waitMs is a long-poll.
+     * The request's {@link AcquireRequest#trace()} goes as the traceparent/tracestate headers; without one, the
+     * current OpenTelemetry span's context when the application has OpenTelemetry.
      */
     public Outcome acquire(String lcid, AcquireRequest req) {
         int waitMs = req.waitMs() == null ? 0 : req.waitMs();
@@ -178,7 +189,8 @@ public final class BatonClient implements AutoCloseable {
         putInt(b, "waitMs", req.waitMs());
         putInt(b, "take", req.take());
         int waitMs = req.waitMs() == null ? 0 : req.waitMs();
-        Resp r = exchange("POST", lockPath(lcid) + "/acquire", b, deadline, attemptTimeoutMs(waitMs));
+        TraceContext trace = req.trace() != null ? req.trace() : tracing.current();
+        Resp r = exchange("POST", lockPath(lcid) + "/acquire", b, deadline, attemptTimeoutMs(waitMs), trace);
         return parseOutcome(r);
     }
 
@@ -298,7 +310,7 @@ public final class BatonClient implements AutoCloseable {
         JsonNode res = n.get("result");
         return new RequestView(str(n, "lcid"), str(n, "requestId"), str(n, "state"),
                 pos == null || pos.isNull() ? null : pos.asInt(), n.path("attempt").asInt(), optLong(n, "fence"),
-                res == null || res.isNull() ? null : res, str(n, "reason"));
+                res == null || res.isNull() ? null : res, str(n, "reason"), str(n, "traceparent"), str(n, "tracestate"));
     }
 
     /** {@code POST /v1/claims}: orphaned work of any lcid (or of lcids with the prefix); empty on 204. */
@@ -360,9 +372,13 @@ public final class BatonClient implements AutoCloseable {
      * <li>The lock is lost (LOCK_LOST, or no renewal before the holder's deadline): the handler's thread is
      * interrupted, nothing is completed for it, and {@link LockLostException} is thrown.</li>
      * </ul>
+     *
+     * <p>With OpenTelemetry in the application, each handler call runs in a span {@code baton.work} linked to
+     * the trace context its request(s) were submitted with (see {@link RunOptions#trace()}).
      */
     public RunReport run(String lcid, Handler handler, RunOptions o) {
-        AcquireRequest req = AcquireRequest.of(o.requestId()).payload(o.payload()).leaseMs(o.leaseMs()).take(o.take());
+        AcquireRequest req = AcquireRequest.of(o.requestId()).payload(o.payload()).leaseMs(o.leaseMs()).take(o.take())
+                .trace(o.trace());
         long sent = System.nanoTime();
         Outcome out = acquire(lcid, req);
         if (out instanceof Queued q) {
@@ -389,7 +405,7 @@ public final class BatonClient implements AutoCloseable {
             token = a.token();
             fence = a.fence();
             leaseMs = a.leaseMs();
-            items = List.of(new WorkItem(ownId, ownPayload, 1));
+            items = List.of(new WorkItem(ownId, ownPayload, 1, a.traceparent(), a.tracestate()));
         } else if (first instanceof Next n) {
             token = n.token();
             fence = n.fence();
@@ -406,7 +422,7 @@ public final class BatonClient implements AutoCloseable {
                 Object result;
                 h.enterHandler();
                 try {
-                    result = handler.handle(work);
+                    result = tracing.work(lcid, fence, items, () -> handler.handle(work));
                 } catch (Throwable e) {
                     h.exitHandler();
                     if (h.isLost()) {
@@ -507,8 +523,18 @@ public final class BatonClient implements AutoCloseable {
      * @param leaseMs the turn's lease from the pick-up (null: 30000)
      */
     public Turn awaitTurn(String lcid, String requestId, Object payload, Integer leaseMs, Duration timeout) {
+        return awaitTurn(lcid, requestId, payload, leaseMs, timeout, null);
+    }
+
+    /**
+     * {@link #awaitTurn(String, String, Object, Integer, Duration)} submitting the request with {@code trace}
+     * (null: the current OpenTelemetry span's context, if any).
+     */
+    public Turn awaitTurn(String lcid, String requestId, Object payload, Integer leaseMs, Duration timeout,
+                          TraceContext trace) {
         long end = System.nanoTime() + timeout.toNanos();
-        AcquireRequest base = AcquireRequest.of(requestId).payload(payload).leaseMs(leaseMs).mode(AcquireRequest.WAIT);
+        AcquireRequest base = AcquireRequest.of(requestId).payload(payload).leaseMs(leaseMs).mode(AcquireRequest.WAIT)
+                .trace(trace);
         try {
             while (true) {
                 long remainingMs = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
@@ -521,7 +547,7 @@ public final class BatonClient implements AutoCloseable {
                 if (o instanceof Acquired a) {
                     Holding h = new Holding(this, lcid, a.token(), a.leaseMs(), sent);
                     h.start();
-                    return new Turn(this, lcid, requestId, a.fence(), h);
+                    return new Turn(this, lcid, requestId, a.fence(), h, a.traceparent(), a.tracestate());
                 }
                 if (!(o instanceof Queued)) {
                     throw new UnexpectedResponseException(200, "application/json", o.toString(),
@@ -679,6 +705,16 @@ public final class BatonClient implements AutoCloseable {
      * @param timeout for taking all the locks
      */
     public <T> T lockAll(Collection<String> lcids, LockAllHandler<T> handler, Integer leaseMs, Duration timeout) {
+        return lockAll(lcids, handler, leaseMs, timeout, null);
+    }
+
+    /**
+     * {@link #lockAll(Collection, LockAllHandler, Integer, Duration)} submitting every turn with {@code trace}
+     * (null: the current OpenTelemetry span's context, if any). With OpenTelemetry in the application the
+     * handler runs in a span {@code baton.work} over all the lcids.
+     */
+    public <T> T lockAll(Collection<String> lcids, LockAllHandler<T> handler, Integer leaseMs, Duration timeout,
+                         TraceContext trace) {
         List<String> order = lockOrder(lcids);
         long end = System.nanoTime() + timeout.toNanos();
         List<Turn> held = new ArrayList<>();
@@ -688,13 +724,21 @@ public final class BatonClient implements AutoCloseable {
                 if (left.isNegative() || left.isZero()) {
                     throw new BatonTimeoutException("lockAll: no turn on " + lcid + " within " + timeout);
                 }
-                held.add(awaitTurn(lcid, "lock-all-" + UUID.randomUUID(), null, leaseMs, left));
+                held.add(awaitTurn(lcid, "lock-all-" + UUID.randomUUID(), null, leaseMs, left, trace));
             }
             LockSet set = new LockSet(held);
             T result;
+            List<WorkItem> turns = new ArrayList<>();
+            for (Turn t : held) {
+                turns.add(new WorkItem(t.requestId(), null, 1, t.traceparent, t.tracestate));
+            }
             set.enter();
             try {
-                result = handler.handle(set);
+                List<Long> fences = new ArrayList<>();
+                for (Turn t : held) {
+                    fences.add(t.fence());
+                }
+                result = tracing.workAll(order, fences, turns, () -> handler.handle(set));
             } catch (RuntimeException e) {
                 set.exit();
                 if (set.isCancelled()) {
@@ -748,6 +792,11 @@ public final class BatonClient implements AutoCloseable {
      * {@code deadline} (nanoTime). Returns a 2xx answer; throws the typed error otherwise.
      */
     Resp exchange(String method, String path, JsonNode body, long deadline, long attemptTimeoutMs) {
+        return exchange(method, path, body, deadline, attemptTimeoutMs, null);
+    }
+
+    /** {@link #exchange(String, String, JsonNode, long, long)} with the trace context headers (null: none). */
+    Resp exchange(String method, String path, JsonNode body, long deadline, long attemptTimeoutMs, TraceContext trace) {
         String bodyText = body == null ? null : body.toString();
         BatonException last = null;
         for (int attempt = 0; ; attempt++) {
@@ -761,7 +810,7 @@ public final class BatonClient implements AutoCloseable {
                     : Math.max(1, Math.min(attemptTimeoutMs, remainingMs));
             long retryAfterMs = 0;
             try {
-                HttpResponse<String> r = sendOnce(method, path, bodyText, timeoutMs);
+                HttpResponse<String> r = sendOnce(method, path, bodyText, timeoutMs, trace);
                 int s = r.statusCode();
                 String ct = r.headers().firstValue("Content-Type").orElse(null);
                 if (s >= 200 && s < 300) {
@@ -797,7 +846,7 @@ public final class BatonClient implements AutoCloseable {
         }
     }
 
-    private HttpResponse<String> sendOnce(String method, String path, String body, long timeoutMs)
+    private HttpResponse<String> sendOnce(String method, String path, String body, long timeoutMs, TraceContext trace)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path))
                 .timeout(Duration.ofMillis(timeoutMs))
@@ -805,6 +854,14 @@ public final class BatonClient implements AutoCloseable {
                 .header("User-Agent", "baton-client-java/" + VERSION);
         if (apiKey != null) {
             b.header("Authorization", "Bearer " + apiKey);
+        }
+        String traceparent = trace == null ? null : headerValue(trace.traceparent());
+        if (traceparent != null) {
+            b.header("traceparent", traceparent);
+            String tracestate = headerValue(trace.tracestate());
+            if (tracestate != null) {
+                b.header("tracestate", tracestate);
+            }
         }
         if (body != null) {
             b.header("Content-Type", "application/json");
@@ -815,6 +872,24 @@ public final class BatonClient implements AutoCloseable {
             b.method(method, HttpRequest.BodyPublishers.noBody());
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The value as a header, or null when it cannot be one (empty, or a control or non-ASCII character): the
+     * service ignores a trace context it cannot use, so the client drops it rather than fail the call.
+     */
+    static String headerValue(String v) {
+        if (v == null) {
+            return null;
+        }
+        String t = v.trim();
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return null;
+            }
+        }
+        return t.isEmpty() ? null : t;
     }
 
     private static boolean isProblem(String contentType) {
@@ -899,7 +974,7 @@ public final class BatonClient implements AutoCloseable {
         switch (status) {
             case "ACQUIRED":
                 return new Acquired(str(n, "lcid"), str(n, "requestId"), str(n, "token"), n.path("fence").asLong(),
-                        n.path("leaseMs").asLong(), str(n, "expiresAt"));
+                        n.path("leaseMs").asLong(), str(n, "expiresAt"), str(n, "traceparent"), str(n, "tracestate"));
             case "QUEUED":
                 return new Queued(str(n, "lcid"), str(n, "requestId"), n.path("position").asInt(),
                         n.path("queueLength").asInt());
@@ -933,7 +1008,8 @@ public final class BatonClient implements AutoCloseable {
 
     private static WorkItem workItem(JsonNode e) {
         JsonNode p = e.get("payload");
-        return new WorkItem(str(e, "requestId"), p == null || p.isNull() ? null : p, e.path("attempt").asInt(1));
+        return new WorkItem(str(e, "requestId"), p == null || p.isNull() ? null : p, e.path("attempt").asInt(1),
+                str(e, "traceparent"), str(e, "tracestate"));
     }
 
     private static String str(JsonNode n, String f) {

@@ -9,10 +9,16 @@ import java.util.UUID;
  * @param payload   its payload, or null
  * @param leaseMs   the lease (null: the service default, 30000); heartbeats are sent every lease/3
  * @param take      batch handoff: how many queued requests to take at once (null: 1)
+ * @param trace     the trace context to submit the request with (null: the current OpenTelemetry span's, if any)
  */
-public record RunOptions(String requestId, Object payload, Integer leaseMs, Integer take) {
+public record RunOptions(String requestId, Object payload, Integer leaseMs, Integer take, TraceContext trace) {
+    /** Without a trace context (the 1.1.0 constructor). */
+    public RunOptions(String requestId, Object payload, Integer leaseMs, Integer take) {
+        this(requestId, payload, leaseMs, take, null);
+    }
+
     public static RunOptions of(String requestId) {
-        return new RunOptions(requestId, null, null, null);
+        return new RunOptions(requestId, null, null, null, null);
     }
 
     /** A fresh random requestId. */
@@ -21,14 +27,18 @@ public record RunOptions(String requestId, Object payload, Integer leaseMs, Inte
     }
 
     public RunOptions payload(Object p) {
-        return new RunOptions(requestId, p, leaseMs, take);
+        return new RunOptions(requestId, p, leaseMs, take, trace);
     }
 
     public RunOptions leaseMs(Integer ms) {
-        return new RunOptions(requestId, payload, ms, take);
+        return new RunOptions(requestId, payload, ms, take, trace);
     }
 
     public RunOptions take(Integer n) {
-        return new RunOptions(requestId, payload, leaseMs, n);
+        return new RunOptions(requestId, payload, leaseMs, n, trace);
+    }
+
+    public RunOptions trace(TraceContext t) {
+        return new RunOptions(requestId, payload, leaseMs, take, t);
     }
 }

@@ -11,12 +11,17 @@ import java.util.function.Supplier;
 public final class Turn extends Held implements AutoCloseable {
     private final BatonClient client;
     private final String requestId;
+    final String traceparent;
+    final String tracestate;
     private boolean finished;
 
-    Turn(BatonClient client, String lcid, String requestId, long fence, Holding holding) {
+    Turn(BatonClient client, String lcid, String requestId, long fence, Holding holding, String traceparent,
+         String tracestate) {
         super(lcid, fence, holding);
         this.client = client;
         this.requestId = requestId;
+        this.traceparent = traceparent;
+        this.tracestate = tracestate;
     }
 
     public String requestId() {

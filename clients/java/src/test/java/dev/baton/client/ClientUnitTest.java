@@ -236,6 +236,79 @@ class ClientUnitTest {
                 new BatonClient.Resp(200, "application/json", "{\"status\":\"WEIRD\"}")));
     }
 
+    private static final String TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    @Test
+    void parses_trace_context_fields_and_null_when_absent() throws Exception {
+        Acquired a = assertInstanceOf(Acquired.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+                "{\"status\":\"ACQUIRED\",\"lcid\":\"L\",\"requestId\":\"r1\",\"token\":\"t\",\"fence\":1,\"leaseMs\":1000,"
+                        + "\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"}")));
+        assertEquals(TP, a.traceparent());
+        assertEquals("vendor=x", a.tracestate());
+        Acquired plain = assertInstanceOf(Acquired.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json", ACQUIRED)));
+        assertNull(plain.traceparent());
+        assertNull(plain.tracestate());
+
+        Next n = assertInstanceOf(Next.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+                "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":2,\"leaseMs\":1000,"
+                        + "\"request\":{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"},"
+                        + "\"requests\":[{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"},"
+                        + "{\"requestId\":\"b\",\"attempt\":1,\"future\":true}]}")));
+        assertEquals(TP, n.request().traceparent());
+        assertEquals("vendor=x", n.request().tracestate());
+        assertEquals(TP, n.requests().get(0).traceparent());
+        assertNull(n.requests().get(1).traceparent());
+        assertNull(n.requests().get(1).tracestate());
+        Next v1 = (Next) BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+                "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":3,\"leaseMs\":1000,"
+                        + "\"request\":{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\"}}"));
+        assertEquals(TP, v1.request().traceparent());
+        assertNull(v1.request().tracestate());
+
+        try (Stub s = new Stub(c -> Stub.Reply.json(200, c.path().contains("/requests/r1")
+                ? "{\"lcid\":\"L\",\"requestId\":\"r1\",\"state\":\"QUEUED\",\"position\":1,\"attempt\":1,"
+                        + "\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\",\"later\":[1]}"
+                : "{\"lcid\":\"L\",\"requestId\":\"r2\",\"state\":\"DONE\",\"attempt\":1,\"fence\":4}"));
+             BatonClient c = client(s, fast(1000))) {
+            RequestView v = c.request("L", "r1");
+            assertEquals(TP, v.traceparent());
+            assertEquals("vendor=x", v.tracestate());
+            RequestView none = c.request("L", "r2");
+            assertNull(none.traceparent());
+            assertNull(none.tracestate());
+        }
+    }
+
+    @Test
+    void sends_the_trace_context_headers_only_when_given() throws Exception {
+        try (Stub s = new Stub(c -> c.path().endsWith("/acquire") ? Stub.Reply.json(200, ACQUIRED) : Stub.Reply.json(200, RELEASED));
+             BatonClient c = client(s, fast(1000))) {
+            c.acquire("L", AcquireRequest.of("r1").trace(TraceContext.of(TP, "vendor=x")));
+            c.acquire("L", AcquireRequest.of("r2").trace(TraceContext.of(TP)));
+            c.acquire("L", AcquireRequest.of("r3"));
+            c.acquire("L", AcquireRequest.of("r4").trace(TraceContext.NONE));
+            c.acquire("L", AcquireRequest.of("r5").trace(TraceContext.of("00-bad\r\nX-Evil: 1", "vendor=x")));
+            c.run("L", w -> null, RunOptions.of("r6").trace(TraceContext.of(TP, "a=b")));
+            List<Stub.Call> calls = s.calls;
+            assertEquals(List.of(TP), calls.get(0).headers().get("traceparent"));
+            assertEquals(List.of("vendor=x"), calls.get(0).headers().get("tracestate"));
+            assertEquals(List.of(TP), calls.get(1).headers().get("traceparent"));
+            assertNull(calls.get(1).headers().get("tracestate"));
+            for (int i = 2; i <= 4; i++) {
+                assertNull(calls.get(i).headers().get("traceparent"), "call " + i);
+                assertNull(calls.get(i).headers().get("tracestate"), "call " + i);
+            }
+            assertEquals("{\"requestId\":\"r1\"}", calls.get(0).body(), "the trace context is no body field");
+            assertEquals(List.of(TP), calls.get(5).headers().get("traceparent"));
+            assertEquals(List.of("a=b"), calls.get(5).headers().get("tracestate"));
+            Stub.Call complete = calls.stream().filter(x -> x.path().endsWith("/complete")).findFirst().orElseThrow();
+            assertNull(complete.headers().get("traceparent"), "only the submitting call carries it");
+        }
+        assertNull(BatonClient.headerValue(""));
+        assertNull(BatonClient.headerValue("a\u00e9"));
+        assertEquals(TP, BatonClient.headerValue(" " + TP + " "));
+    }
+
     @Test
     @Timeout(20)
     void holder_cancels_when_no_heartbeat_renews_before_its_deadline() throws Exception {

@@ -1,6 +1,15 @@
 package dev.baton.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -565,6 +574,71 @@ class ConformanceTest {
         BatonClient check = client();
         assertFalse(check.lock(a).held());
         assertFalse(check.lock(b).held());
+    }
+
+    /** Not a scenario of scenarios.md: the trace context a request is submitted with comes back with it. */
+    @Test
+    @Timeout(60)
+    @SuppressWarnings("try")
+    void trace_context_travels_with_the_request() throws Exception {
+        String l = lcid("trace", "L");
+        String tp1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        String tp2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        InMemorySpanExporter exported = InMemorySpanExporter.create();
+        GlobalOpenTelemetry.resetForTest();
+        try (OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(exported)).build()).buildAndRegisterGlobal()) {
+            BatonClient h = client();
+            BatonClient submitter = client();
+            CountDownLatch queued = new CountDownLatch(1);
+            Map<String, WorkItem> seen = new ConcurrentHashMap<>();
+            Future<RunReport> run = pool.submit(() -> h.run(l, w -> {
+                seen.put(w.request().requestId(), w.request());
+                if (w.request().requestId().equals("r1")) {
+                    assertTrue(queued.await(30, TimeUnit.SECONDS));
+                }
+                return null;
+            }, RunOptions.of("r1").trace(TraceContext.of(tp1))));
+            Env.await("the holder holds r1", Duration.ofSeconds(10), () -> h.lock(l).held());
+            AtomicInteger others = new AtomicInteger();
+            assertEquals("QUEUED", submitter.run(l, never(others), RunOptions.of("r2").trace(TraceContext.of(tp2, "vendor=x"))).status());
+            Span caller = GlobalOpenTelemetry.getTracer("app").spanBuilder("caller").startSpan();
+            try (Scope ignored = caller.makeCurrent()) {
+                assertEquals("QUEUED", submitter.run(l, never(others), RunOptions.of("r3")).status());
+            } finally {
+                caller.end();
+            }
+            String tp3 = "00-" + caller.getSpanContext().getTraceId() + "-" + caller.getSpanContext().getSpanId() + "-01";
+            assertEquals("QUEUED", submitter.run(l, never(others), RunOptions.of("r4")).status());
+            assertEquals("QUEUED", submitter.run(l, never(others), RunOptions.of("r5").trace(TraceContext.of("00-nonsense-01", "v=1"))).status());
+            RequestView waiting = submitter.request(l, "r2");
+            assertEquals(tp2, waiting.traceparent());
+            assertEquals("vendor=x", waiting.tracestate());
+            queued.countDown();
+            assertEquals(List.of("r1", "r2", "r3", "r4", "r5"), get(run, 30).handled());
+            assertEquals(0, others.get());
+
+            assertEquals(tp1, seen.get("r1").traceparent(), "the ACQUIRED of a fresh grant carries it");
+            assertEquals(tp2, seen.get("r2").traceparent(), "NEXT carries it");
+            assertEquals("vendor=x", seen.get("r2").tracestate());
+            assertEquals(tp3, seen.get("r3").traceparent(), "the submitting call's current span");
+            assertNull(seen.get("r4").traceparent());
+            assertNull(seen.get("r5").traceparent(), "an invalid traceparent is ignored, not refused");
+            assertNull(seen.get("r5").tracestate());
+            assertEquals(tp2, h.request(l, "r2").traceparent(), "the request view keeps it after DONE");
+            assertNull(h.request(l, "r4").traceparent());
+
+            Map<String, List<String>> links = new HashMap<>();
+            for (SpanData d : exported.getFinishedSpanItems()) {
+                if (d.getName().equals("baton.work")) {
+                    links.put(d.getAttributes().get(AttributeKey.stringKey("baton.request_id")), d.getLinks().stream()
+                            .map(k -> "00-" + k.getSpanContext().getTraceId() + "-" + k.getSpanContext().getSpanId() + "-01").toList());
+                }
+            }
+            assertEquals(Map.of("r1", List.of(tp1), "r2", List.of(tp2), "r3", List.of(tp3), "r4", List.of(), "r5", List.of()), links);
+        } finally {
+            GlobalOpenTelemetry.resetForTest();
+        }
     }
 
     @Test
