@@ -110,15 +110,16 @@ public class ScriptRunner {
 
     /**
      * Once a second per script at most: every call in flight when Redis restarted finds it missing,
-     * and one line says what happened.
+     * and one line says what happened. On a Cluster each node answers NOSCRIPT the first time it
+     * runs a script, so there this line also appears once per script and node after a start.
      */
     private void noScript(LuaScript script) {
         AtomicLong last = noScriptReported.get(script);
         long now = System.currentTimeMillis();
         long before = last.get();
         if (now - before >= 1000 && last.compareAndSet(before, now)) {
-            LOG.infof("Script %s was not in Redis's script cache (Redis restarted, failed over or was flushed):"
-                    + " sent it again with EVAL", script.spanName());
+            LOG.infof("Script %s was not in Redis's script cache (Redis restarted, failed over or was flushed,"
+                    + " or a Cluster node runs it for the first time): sent it again with EVAL", script.spanName());
         }
     }
 
