@@ -7,13 +7,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.baton.lock.ProblemCode;
+import dev.baton.security.TokenRejection;
 import io.quarkus.security.AuthenticationFailedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Failures that happen before a request reaches the REST layer (a bad API key during proactive
- * authentication, a body over the size limit) also leave as problem+json.
+ * Failures that happen before a request reaches the REST layer (a bad API key or token during
+ * proactive authentication, a body over the size limit) also leave as problem+json.
  */
 @ApplicationScoped
 public class HttpFailures {
@@ -55,9 +56,8 @@ public class HttpFailures {
             context.next();
             return;
         }
-        if (context.failure() instanceof AuthenticationFailedException) {
-            context.response().putHeader("WWW-Authenticate", "Bearer realm=\"baton\"");
-            send(context, ProblemCode.UNAUTHORIZED, "the API key is not valid");
+        if (context.failure() instanceof AuthenticationFailedException failure) {
+            send(context, ProblemCode.UNAUTHORIZED, TokenRejection.of(failure).detail());
         } else if (context.statusCode() == 413) {
             send(context, ProblemCode.PAYLOAD_TOO_LARGE, "the request body is larger than the server accepts");
         } else {
@@ -68,6 +68,10 @@ public class HttpFailures {
     private void send(RoutingContext context, ProblemCode code, String detail) {
         ProblemBody body = ProblemMappers.body(code, detail, context.request().path(), null, null, null, null);
         CallSpan.problem(code.name());
+        String challenge = ProblemMappers.challengeOf(code.name());
+        if (challenge != null) {
+            context.response().putHeader("WWW-Authenticate", challenge);
+        }
         try {
             context.response().setStatusCode(ProblemType.status(code))
                     .putHeader("Content-Type", ProblemMappers.PROBLEM_JSON)

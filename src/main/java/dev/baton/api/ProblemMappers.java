@@ -19,6 +19,7 @@ import dev.baton.redis.BackendUnavailableException;
 import dev.baton.redis.LayoutMismatchException;
 import dev.baton.redis.ReplicasNotAckedException;
 import dev.baton.security.AccessDenied;
+import dev.baton.security.BearerAuthMechanism;
 
 /**
  * Every error leaves as {@code application/problem+json} with a stable {@code code}; no stack
@@ -156,10 +157,19 @@ public class ProblemMappers {
     private static Response.ResponseBuilder build(ProblemBody body) {
         CallSpan.problem(body.code());
         Response.ResponseBuilder response = Response.status(body.status()).type(PROBLEM_JSON).entity(body);
-        if (ProblemCode.UNAUTHORIZED.name().equals(body.code())) {
-            response.header("WWW-Authenticate", "Bearer realm=\"baton\"");
+        String challenge = challengeOf(body.code());
+        if (challenge != null) {
+            response.header("WWW-Authenticate", challenge);
         }
         return response;
+    }
+
+    /** RFC 6750: a 401 says the bearer token (or its absence) does not do, a 403 that it lacks the right. */
+    static String challengeOf(String code) {
+        if (ProblemCode.UNAUTHORIZED.name().equals(code)) {
+            return BearerAuthMechanism.CHALLENGE;
+        }
+        return ProblemCode.FORBIDDEN.name().equals(code) ? BearerAuthMechanism.FORBIDDEN_CHALLENGE : null;
     }
 
     static ProblemBody body(ProblemCode code, String detail, String path, String field, String state, Integer attempt,

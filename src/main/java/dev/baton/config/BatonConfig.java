@@ -68,6 +68,56 @@ public interface BatonConfig {
          * several per tenant while keys rotate. Never the keys themselves.
          */
         java.util.Optional<java.util.List<String>> apiKeys();
+
+        /** Turn API keys off when every caller has a workload token. */
+        @WithDefault("true")
+        boolean apiKeysEnabled();
+
+        Jwt jwt();
+    }
+
+    /**
+     * Workload identity: signed JWTs (Kubernetes service-account tokens, OIDC) verified against a
+     * JWKS. The verification settings are handed to smallrye-jwt in application.properties.
+     */
+    interface Jwt {
+        @WithDefault("false")
+        boolean enabled();
+
+        /** Where the signing keys are: an http(s) URL of a JWKS, or a file (JWKS or PEM). */
+        java.util.Optional<String> jwks();
+
+        /** The exact {@code iss} a token must carry. */
+        java.util.Optional<String> issuer();
+
+        /** A token's {@code aud} must contain one of these. */
+        @WithDefault("baton")
+        java.util.List<String> audience();
+
+        /** Slack for {@code exp} and {@code nbf} between the issuer's clock and ours: 1 to 300. */
+        @WithDefault("30")
+        int clockSkewSeconds();
+
+        /** Accepted signature algorithms; only asymmetric ones (never HS*, never none). */
+        @WithDefault("RS256")
+        java.util.List<String> algorithms();
+
+        /** PEM file of the CA that signs the JWKS server's certificate (in Kubernetes, the cluster CA). */
+        java.util.Optional<String> caCertificate();
+
+        /** Minutes a fetched JWKS is used before it is fetched again. */
+        @WithDefault("60")
+        int jwksCacheMinutes();
+
+        /**
+         * A token whose key id is not in the JWKS fetches it again at once, then at most once per
+         * this many minutes (so unknown key ids cannot make the service hammer the issuer).
+         */
+        @WithDefault("5")
+        int jwksForcedRefreshMinutes();
+
+        /** {@code selector=tenant:role}, first match wins; a valid token matching none is refused (403). */
+        java.util.Optional<java.util.List<String>> rules();
     }
 
     interface Claims {

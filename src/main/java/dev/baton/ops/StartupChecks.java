@@ -1,5 +1,6 @@
 package dev.baton.ops;
 
+import java.util.List;
 import java.util.Optional;
 
 import jakarta.annotation.Priority;
@@ -39,11 +40,7 @@ public class StartupChecks {
                     + "(for example redis://redis:6379, or rediss://user:password@host:6380 with TLS). "
                     + "Only dev mode (./mvnw quarkus:dev) starts an embedded redis-server by itself.");
         }
-        if (config.auth().enabled() && config.auth().apiKeys().map(java.util.List::isEmpty).orElse(true)) {
-            throw new IllegalStateException("Baton's API needs API keys: set BATON_AUTH_API_KEYS to "
-                    + "tenant:<sha256 of the key>[:admin] entries, comma-separated (see docs/security.md), "
-                    + "or BATON_AUTH_ENABLED=false to run without authentication.");
-        }
+        checkAuth(config.auth());
         checkWait(config.waiting());
         checkReplicas(config.backend());
         BatonConfig.Lease lease = config.lease();
@@ -65,6 +62,54 @@ public class StartupChecks {
             LOG.infof("Using Redis at %s", redacted(redisHosts.get()));
         }
     }
+
+    /** Callers must have a way in: API keys, workload tokens, or authentication explicitly off. */
+    static void checkAuth(BatonConfig.Auth auth) {
+        if (!auth.enabled()) {
+            return;
+        }
+        BatonConfig.Jwt jwt = auth.jwt();
+        boolean keys = auth.apiKeysEnabled() && auth.apiKeys().map(list -> !list.isEmpty()).orElse(false);
+        if (!keys && !jwt.enabled()) {
+            throw new IllegalStateException("Baton's API needs API keys or workload tokens: set BATON_AUTH_API_KEYS to "
+                    + "tenant:<sha256 of the key>[:admin] entries, comma-separated, or BATON_AUTH_JWT_ENABLED=true "
+                    + "with an issuer, a JWKS and rules (see docs/security.md), "
+                    + "or BATON_AUTH_ENABLED=false to run without authentication.");
+        }
+        if (!jwt.enabled()) {
+            return;
+        }
+        if (jwt.jwks().isEmpty() || jwt.issuer().isEmpty()) {
+            throw new IllegalStateException("baton.auth.jwt.enabled=true needs baton.auth.jwt.jwks (a JWKS URL or "
+                    + "file) and baton.auth.jwt.issuer (the iss tokens carry): without them no token can be verified");
+        }
+        if (jwt.rules().map(List::isEmpty).orElse(true)) {
+            throw new IllegalStateException("baton.auth.jwt.rules is empty: every token would be refused (403). "
+                    + "Map tokens to tenants, for example orders/payment-svc=orders:worker");
+        }
+        if (jwt.audience().isEmpty() || jwt.audience().stream().anyMatch(String::isBlank)) {
+            throw new IllegalStateException("baton.auth.jwt.audience must name at least one audience");
+        }
+        for (String algorithm : jwt.algorithms()) {
+            if (!ASYMMETRIC.contains(algorithm.trim())) {
+                throw new IllegalStateException("baton.auth.jwt.algorithms: " + algorithm + " is not accepted; "
+                        + "only asymmetric signatures are: " + String.join(", ", ASYMMETRIC));
+            }
+        }
+        // At least 1: smallrye-jwt reads 0 as "not set" and then allows its own default of 60 seconds.
+        if (jwt.clockSkewSeconds() < 1 || jwt.clockSkewSeconds() > 300) {
+            throw new IllegalStateException("baton.auth.jwt.clock-skew-seconds must be between 1 and 300, got "
+                    + jwt.clockSkewSeconds());
+        }
+        if (jwt.jwksCacheMinutes() < 1 || jwt.jwksForcedRefreshMinutes() < 1) {
+            throw new IllegalStateException("baton.auth.jwt.jwks-cache-minutes and jwks-forced-refresh-minutes "
+                    + "must be at least 1");
+        }
+    }
+
+    /** Public-key signatures only: an HMAC key would have to be shared, and "none" is no signature. */
+    private static final List<String> ASYMMETRIC = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+            "ES256", "ES384", "ES512", "EdDSA");
 
     /** Never log a Redis password. */
     static String redacted(String hosts) {

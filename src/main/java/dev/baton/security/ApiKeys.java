@@ -16,7 +16,6 @@ import java.util.regex.Pattern;
 import jakarta.inject.Singleton;
 
 import dev.baton.config.BatonConfig;
-import dev.baton.config.Tenants;
 
 /**
  * The configured API keys, known only by their SHA-256: a leaked configuration or log never
@@ -24,15 +23,13 @@ import dev.baton.config.Tenants;
  * is needed against guessing).
  */
 @Singleton
-public class ApiKeys implements Tenants {
+public class ApiKeys {
 
     private static final Pattern ENTRY = Pattern.compile("([A-Za-z0-9_-]{1,64}):([0-9a-f]{64})(:admin)?");
 
-    private final boolean enabled;
     private final Map<String, Caller> byDigest = new HashMap<>();
 
     public ApiKeys(BatonConfig config) {
-        this.enabled = config.auth().enabled();
         for (String entry : config.auth().apiKeys().orElse(List.of())) {
             Matcher match = ENTRY.matcher(entry.trim());
             if (!match.matches()) {
@@ -44,24 +41,14 @@ public class ApiKeys implements Tenants {
         }
     }
 
-    public boolean enabled() {
-        return enabled;
-    }
-
-    public boolean configured() {
-        return !byDigest.isEmpty();
-    }
-
     public Optional<Caller> find(String key) {
         return Optional.ofNullable(byDigest.get(sha256(key)));
     }
 
-    /** Every tenant that has a key, plus the open caller's: what background work iterates over. */
-    @Override
-    public Set<String> all() {
+    /** Every tenant that has a key. */
+    public Set<String> tenants() {
         Set<String> tenants = new TreeSet<>();
         byDigest.values().forEach(caller -> tenants.add(caller.tenant()));
-        tenants.add(Caller.OPEN.tenant());
         return tenants;
     }
 

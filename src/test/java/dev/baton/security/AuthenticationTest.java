@@ -31,7 +31,7 @@ class AuthenticationTest {
         client().body(fields("requestId", "a")).post("/v1/locks/{lcid}/acquire", unique("order")).then()
                 .statusCode(401)
                 .contentType("application/problem+json")
-                .header("WWW-Authenticate", "Bearer realm=\"baton\"")
+                .header("WWW-Authenticate", BearerAuthMechanism.CHALLENGE)
                 .body("code", equalTo("UNAUTHORIZED"));
         client().get("/v1/locks/{lcid}", "order").then().statusCode(401).body("code", equalTo("UNAUTHORIZED"));
         client().post("/v1/claims").then().statusCode(401);
@@ -43,7 +43,16 @@ class AuthenticationTest {
                 .post("/v1/locks/{lcid}/acquire", unique("order")).then()
                 .statusCode(401).contentType("application/problem+json").body("code", equalTo("UNAUTHORIZED"));
         client().header("Authorization", "Basic dXNlcjpwYXNz").get("/v1/locks/{lcid}", "order").then()
-                .statusCode(401).contentType("application/problem+json");
+                .statusCode(401).contentType("application/problem+json")
+                .body("detail", equalTo("expected Authorization: Bearer <token>"));
+    }
+
+    @Test
+    void given_workload_tokens_are_off_when_a_jwt_is_sent_then_401_saying_so() {
+        String jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+        client().auth().oauth2(jwt).get("/v1/locks/{lcid}", "order").then().statusCode(401)
+                .header("WWW-Authenticate", BearerAuthMechanism.CHALLENGE)
+                .body("detail", equalTo("this service does not accept JWTs: send an API key"));
     }
 
     @Test

@@ -8,16 +8,13 @@ import static org.hamcrest.Matchers.equalTo;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.baton.testing.AuthEnabledProfile;
+import dev.baton.testing.LogCapture;
 import dev.baton.testing.RedisTestResource;
 import dev.baton.testing.SecretsProfile;
 import io.quarkus.test.common.WithTestResource;
@@ -34,33 +31,16 @@ class SecretsTest {
     private static final String PAYLOAD_SECRET = "4111-1111-1111-1111";
     private static final String RESULT_SECRET = "receipt-secret-9d2";
 
-    private final List<String> captured = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        private final SimpleFormatter formatter = new SimpleFormatter();
-
-        @Override
-        public void publish(LogRecord record) {
-            captured.add(formatter.format(record));
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private LogCapture logs;
 
     @BeforeEach
     void captureLogs() {
-        capture.setLevel(java.util.logging.Level.ALL);
-        Logger.getLogger("").addHandler(capture);
+        logs = LogCapture.start();
     }
 
     @AfterEach
     void stopCapturing() {
-        Logger.getLogger("").removeHandler(capture);
+        logs.stop();
     }
 
     private static RequestSpecification teamA() {
@@ -92,11 +72,11 @@ class SecretsTest {
         String requestView = teamA().get("/v1/locks/{l}/requests/{r}", lcid, "b").then().statusCode(200)
                 .extract().asString();
 
-        assertThat(captured).as("Baton's DEBUG lines about the exchange were captured")
+        assertThat(logs.lines()).as("Baton's DEBUG lines about the exchange were captured")
                 .anyMatch(line -> line.contains("ACQUIRE team-a|" + lcid));
-        assertThat(captured).as("the operator's line about the stale token was captured")
+        assertThat(logs.lines()).as("the operator's line about the stale token was captured")
                 .anyMatch(line -> line.contains("no longer holds the lock") && line.contains(lcid));
-        String log = String.join("\n", captured);
+        String log = String.join("\n", logs.lines());
         assertThat(log).doesNotContain(PAYLOAD_SECRET).doesNotContain(RESULT_SECRET);
         for (String secret : List.of(tokens.get(0), tokens.get(1), AuthEnabledProfile.KEY_A)) {
             assertThat(log).doesNotContain(secret);
