@@ -45,6 +45,7 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
     private final boolean apiKeys;
     private final boolean jwt;
     private final Set<String> algorithms;
+    private final VerifiedTokens verified = new VerifiedTokens(System::currentTimeMillis);
 
     public BearerAuthMechanism(BatonConfig config) {
         this.enabled = config.auth().enabled();
@@ -63,7 +64,6 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
             return refuse(TokenRejection.NOT_BEARER);
         }
         String token = header.substring(BEARER.length()).trim();
-        TokenAuthenticationRequest request;
         if (looksLikeJwt(token)) {
             if (!jwt) {
                 return refuse(TokenRejection.JWT_OFF);
@@ -72,15 +72,29 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
             if (badHeader != null) {
                 return refuse(badHeader);
             }
-            request = new TokenAuthenticationRequest(new JsonWebTokenCredential(token));
+            String digest = ApiKeys.sha256(token);
+            SecurityIdentity known = verified.get(digest);
+            if (known != null) {
+                return Uni.createFrom().item(known);
+            }
+            TokenAuthenticationRequest request = new TokenAuthenticationRequest(new JsonWebTokenCredential(token));
+            HttpSecurityUtils.setRoutingContextAttribute(request, context);
+            return identities.authenticate(request).invoke(identity -> remember(digest, identity));
         } else {
             if (!apiKeys) {
                 return refuse(TokenRejection.API_KEYS_OFF);
             }
-            request = new TokenAuthenticationRequest(new TokenCredential(token, "bearer"));
+            TokenAuthenticationRequest request = new TokenAuthenticationRequest(new TokenCredential(token, "bearer"));
+            HttpSecurityUtils.setRoutingContextAttribute(request, context);
+            return identities.authenticate(request);
         }
-        HttpSecurityUtils.setRoutingContextAttribute(request, context);
-        return identities.authenticate(request);
+    }
+
+    private void remember(String digest, SecurityIdentity identity) {
+        Long expiresAtMs = identity.getAttribute(CallerIdentity.EXPIRES_AT_MS);
+        if (expiresAtMs != null) {
+            verified.put(digest, identity, expiresAtMs);
+        }
     }
 
     private static Uni<SecurityIdentity> refuse(TokenRejection rejection) {

@@ -16,6 +16,8 @@ final class CallerIdentity {
     static final String TENANT = "baton.tenant";
     static final String WORKER = "worker";
     static final String ADMIN = "admin";
+    /** A token's {@code exp}, in epoch milliseconds: how long its verification may be reused. */
+    static final String EXPIRES_AT_MS = "baton.expires-at-ms";
 
     private CallerIdentity() {
     }
@@ -34,6 +36,10 @@ final class CallerIdentity {
     /** Proved who it is, but no rule says which tenant it speaks for: refused with 403 by {@link Callers}. */
     static SecurityIdentity unmapped(String name) {
         return QuarkusSecurityIdentity.builder().setPrincipal(principal(name)).build();
+    }
+
+    static SecurityIdentity expiringAt(SecurityIdentity identity, long epochSeconds) {
+        return QuarkusSecurityIdentity.builder(identity).addAttribute(EXPIRES_AT_MS, epochSeconds * 1000).build();
     }
 
     private static Principal principal(String name) {

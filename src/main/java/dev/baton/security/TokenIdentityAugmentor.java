@@ -29,8 +29,9 @@ public class TokenIdentityAugmentor implements SecurityIdentityAugmentor {
             return Uni.createFrom().item(identity);
         }
         String subject = token.getSubject() != null ? token.getSubject() : token.getName();
-        return Uni.createFrom().item(rules.match(token)
-                .map(caller -> CallerIdentity.of(subject, caller))
-                .orElseGet(() -> CallerIdentity.unmapped(subject)));
+        SecurityIdentity caller = rules.match(token)
+                .map(rule -> CallerIdentity.of(subject, rule))
+                .orElseGet(() -> CallerIdentity.unmapped(subject));
+        return Uni.createFrom().item(CallerIdentity.expiringAt(caller, token.getExpirationTime()));
     }
 }
