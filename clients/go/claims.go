@@ -26,6 +26,9 @@ type ClaimOptions struct {
 // done (returns ctx.Err()) or opts.Stop is closed (returns nil). It never stops at the first
 // 204: work becomes claimable later than the call that orphaned it.
 func (c *Client) RunClaims(ctx context.Context, handler Handler, opts ClaimOptions) error {
+	if c.err != nil {
+		return c.err // no claim could ever succeed: do not poll
+	}
 	if opts.LeaseMs <= 0 {
 		opts.LeaseMs = 30000
 	}

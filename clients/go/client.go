@@ -1,10 +1,11 @@
 // Package baton is the official Go client of Baton, the HTTP lock service (protocol v1.1).
 //
-// One entry point: baton.New(url, baton.Options{APIKey: key}). The low-level calls (Acquire,
-// Heartbeat, Complete, Abort, Withdraw, Lock, Request, Claim, DeadLetters, Redrive) map one to
-// one onto the protocol and retry transient failures with the same body. On top of them: Run
-// (the holder loop with background heartbeats), AwaitTurn and AwaitResult (wait mode),
-// RunClaims (the continuous claim poller) and LockAll (several lcids in one global order).
+// One entry point: baton.New(url, baton.Options{APIKey: key}), or TokenFile instead of APIKey
+// for a workload token. The low-level calls (Acquire, Heartbeat, Complete, Abort, Withdraw,
+// Lock, Request, Claim, DeadLetters, Redrive) map one to one onto the protocol and retry
+// transient failures with the same body. On top of them: Run (the holder loop with background
+// heartbeats), AwaitTurn and AwaitResult (wait mode), RunClaims (the continuous claim poller)
+// and LockAll (several lcids in one global order).
 package baton
 
 import (
@@ -28,8 +29,17 @@ const Version = "1.1.0"
 
 // Options configures a Client. Zero values mean the defaults.
 type Options struct {
-	// APIKey is sent as "Authorization: Bearer <APIKey>" when set.
+	// APIKey is sent as "Authorization: Bearer <APIKey>" when set. Exclusive with TokenFile.
 	APIKey string
+	// TokenFile is a file holding the bearer token instead, such as a Kubernetes projected
+	// service-account token (/var/run/secrets/baton/token). It is read at New and again before
+	// an attempt once TokenRefresh has passed since the last read, and at once after a 401 (the
+	// refused attempt is repeated once when the token changed). If it cannot be read at New, or
+	// APIKey is set as well, every call returns a *ConfigError (see Client.Err).
+	TokenFile string
+	// TokenRefresh is how long a token read from TokenFile is reused (default 30 s; negative:
+	// read before every attempt).
+	TokenRefresh time.Duration
 	// HTTPClient replaces the default client (keep-alive transport, no client timeout: each
 	// attempt has its own, see Timeout). Its Timeout, if set, must exceed the longest long-poll.
 	HTTPClient *http.Client
@@ -54,6 +64,8 @@ type Client struct {
 	http   *http.Client
 	jitter *jitter
 	log    *log.Logger
+	auth   *bearer
+	err    error // a *ConfigError returned by every call
 }
 
 // New returns a client for the service at baseURL (e.g. "http://localhost:8080").
@@ -70,6 +82,9 @@ func New(baseURL string, opts Options) *Client {
 	if opts.BackoffCap <= 0 {
 		opts.BackoffCap = 5 * time.Second
 	}
+	if opts.TokenRefresh == 0 {
+		opts.TokenRefresh = 30 * time.Second
+	}
 	hc := opts.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -81,8 +96,14 @@ func New(baseURL string, opts Options) *Client {
 	if lg == nil {
 		lg = log.Default()
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), opts: opts, http: hc, jitter: newJitter(), log: lg}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), opts: opts, http: hc, jitter: newJitter(), log: lg}
+	c.auth, c.err = newBearer(opts, lg)
+	return c
 }
+
+// Err is the *ConfigError every call of the client returns, nil when its Options are usable.
+// New cannot return an error: check Err after it to fail at start rather than at the first call.
+func (c *Client) Err() error { return c.err }
 
 // callOpts: longPollMs > 0 gives the attempt a read timeout of longPollMs + 5 s; a non-zero
 // deadline bounds the retries (the holder's lease deadline for heartbeats).
@@ -95,6 +116,9 @@ type callOpts struct {
 // do sends one call with retries. It returns the status and body of the answer and the send
 // time of the attempt that got it (a holder's lease counts from there, on the monotonic clock).
 func (c *Client) do(ctx context.Context, method, path string, body any, co callOpts) (int, []byte, time.Time, error) {
+	if c.err != nil {
+		return 0, nil, time.Time{}, c.err
+	}
 	var payload []byte
 	if body != nil {
 		var err error
@@ -120,11 +144,21 @@ func (c *Client) do(ctx context.Context, method, path string, body any, co callO
 			}
 		}
 	}
+	reread := false
 	for attempt := 0; ; attempt++ {
 		sentAt := time.Now()
-		status, data, err := c.once(ctx, method, path, payload, co.header, attemptTimeout, deadline)
+		auth := c.auth.header(false)
+		status, data, err := c.once(ctx, method, path, payload, auth, co.header, attemptTimeout, deadline)
 		if err == nil {
 			return status, data, sentAt, nil
+		}
+		// The token file may have been replaced since the last read. Once only: a 401 with the
+		// new token is the token's own refusal.
+		if status == http.StatusUnauthorized && !reread && ctx.Err() == nil && time.Now().Before(deadline) {
+			reread = true
+			if c.auth.renewed(auth) {
+				continue
+			}
 		}
 		if ctx.Err() != nil || !retryable(err) {
 			return status, data, sentAt, err
@@ -146,7 +180,7 @@ func (c *Client) do(ctx context.Context, method, path string, body any, co callO
 
 // once is one attempt: the answer on 2xx, else a *ProblemError, *UnexpectedResponseError or
 // *TransportError.
-func (c *Client) once(ctx context.Context, method, path string, payload []byte, header map[string]string,
+func (c *Client) once(ctx context.Context, method, path string, payload []byte, auth string, header map[string]string,
 	timeout time.Duration, deadline time.Time) (int, []byte, error) {
 	if left := time.Until(deadline); left < timeout {
 		timeout = left
@@ -169,8 +203,8 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	req.Header.Set("User-Agent", "baton-go/"+Version)
-	if c.opts.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)

@@ -148,3 +148,19 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("baton: %s timed out on %s/%s", e.Op, e.Lcid, e.RequestID)
 }
 func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// ConfigError reports Options a client cannot work with: APIKey and TokenFile both set, or a
+// TokenFile that could not be read at New or was empty. New cannot return an error, so every
+// call returns this one; Client.Err gives it right after New. It never holds a token.
+type ConfigError struct {
+	Reason string
+	Err    error // the token file's read error, naming its path
+}
+
+func (e *ConfigError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("baton: invalid options: %s: %v", e.Reason, e.Err)
+	}
+	return "baton: invalid options: " + e.Reason
+}
+func (e *ConfigError) Unwrap() error { return e.Err }

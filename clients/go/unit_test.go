@@ -1,16 +1,20 @@
 package baton
 
 // Unit tests of the transport rules against local stubs (allowed for transport behaviour
-// only): retries, backoff, Retry-After, deadlines, non-JSON answers, typed errors.
+// only): retries, backoff, Retry-After, deadlines, non-JSON answers, typed errors, the token file.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,5 +500,228 @@ func TestUnit_ValidTraceParent(t *testing.T) {
 		if validTraceParent(s) != want {
 			t.Errorf("validTraceParent(%q) = %v", s, !want)
 		}
+	}
+}
+
+// ---- token file -------------------------------------------------------------------------
+
+// writeToken replaces the file the way the kubelet does: a new file renamed over the old.
+func writeToken(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tokenStub is stub with a token file instead of the API key.
+func tokenStub(t *testing.T, opts Options, h func(n int32, w http.ResponseWriter, r *http.Request)) (*Client, *int32) {
+	var hits int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h(atomic.AddInt32(&hits, 1), w, r)
+	}))
+	t.Cleanup(srv.Close)
+	if opts.Logger == nil {
+		opts.Logger = log.New(io.Discard, "", 0)
+	}
+	return New(srv.URL, opts), &hits
+}
+
+func TestUnit_TokenFileRefresh(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	writeToken(t, path, "  tok-1\n")
+	var mu sync.Mutex
+	var auths []string
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), auths...)
+	}
+	heartbeatWithNew := make(chan struct{}, 1)
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	c, _ := tokenStub(t, Options{TokenFile: path, TokenRefresh: -1, Logger: log.New(lockedWriter{&logMu, &logs}, "", 0)},
+		func(n int32, w http.ResponseWriter, r *http.Request) {
+			a := r.Header.Get("Authorization")
+			mu.Lock()
+			auths = append(auths, r.URL.Path+" "+a)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			switch {
+			case strings.HasSuffix(r.URL.Path, "/acquire"):
+				io.WriteString(w, `{"status":"ACQUIRED","lcid":"L","requestId":"r","token":"t","fence":1,"leaseMs":300}`)
+			case strings.HasSuffix(r.URL.Path, "/heartbeat"):
+				if a == "Bearer tok-3" {
+					select {
+					case heartbeatWithNew <- struct{}{}:
+					default:
+					}
+				}
+				io.WriteString(w, `{"status":"ACQUIRED","lcid":"L","requestId":"r","token":"t","fence":1,"leaseMs":300}`)
+			case strings.HasSuffix(r.URL.Path, "/complete"):
+				io.WriteString(w, `{"status":"RELEASED","lcid":"L","pending":0}`)
+			default:
+				io.WriteString(w, `{"lcid":"L","state":"FREE","pending":0}`)
+			}
+		})
+	if c.Err() != nil {
+		t.Fatal(c.Err())
+	}
+	ctx := context.Background()
+	if _, err := c.Lock(ctx, "L"); err != nil {
+		t.Fatal(err)
+	}
+	writeToken(t, path, "tok-2\n")
+	if _, err := c.Lock(ctx, "L"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sent(); fmt.Sprint(got) != "[/v1/locks/L Bearer tok-1 /v1/locks/L Bearer tok-2]" {
+		t.Fatalf("sent %q", got)
+	}
+
+	// A file briefly missing: the last token goes on, reported once, never printed.
+	os.Remove(path)
+	for i := 0; i < 2; i++ {
+		if _, err := c.Lock(ctx, "L"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logMu.Lock()
+	out := logs.String()
+	logMu.Unlock()
+	if got := sent(); got[2] != "/v1/locks/L Bearer tok-2" || got[3] != got[2] {
+		t.Fatalf("sent %q", got)
+	}
+	if strings.Count(out, "token file") != 1 || !strings.Contains(out, path) || strings.Contains(out, "tok-") {
+		t.Fatalf("log %q", out)
+	}
+
+	// The holder's heartbeats and complete go through the same path.
+	rep, err := c.Run(ctx, "L", func(ctx context.Context, w *Work) (any, error) {
+		writeToken(t, path, "tok-3")
+		select {
+		case <-heartbeatWithNew:
+			return nil, nil
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("no heartbeat carried the new token")
+		}
+	}, RunOptions{RequestID: "r", LeaseMs: 300})
+	if err != nil || rep.Status != "RELEASED" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if got := sent(); got[len(got)-1] != "/v1/locks/L/complete Bearer tok-3" {
+		t.Fatalf("sent %q", got)
+	}
+
+	// Within the refresh interval the token read last is reused.
+	cached, _ := tokenStub(t, Options{TokenFile: path}, func(n int32, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, "cached "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"lcid":"L","state":"FREE","pending":0}`)
+	})
+	writeToken(t, path, "tok-4")
+	if _, err := cached.Lock(ctx, "L"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sent(); got[len(got)-1] != "cached Bearer tok-3" {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func TestUnit_TokenFile401(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	writeToken(t, path, "old")
+	var auths []string
+	c, hits := tokenStub(t, Options{TokenFile: path}, func(n int32, w http.ResponseWriter, r *http.Request) {
+		auths = append(auths, r.Header.Get("Authorization"))
+		if r.Header.Get("Authorization") != "Bearer new" {
+			problem(w, 401, "UNAUTHORIZED", "")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, acquired)
+	})
+	// The default interval (30 s) has not passed: only the 401 makes the client read again.
+	writeToken(t, path, "new")
+	if _, err := c.Acquire(context.Background(), "L", AcquireRequest{RequestID: "r"}); err != nil || *hits != 2 {
+		t.Fatalf("%v after %d hits", err, *hits)
+	}
+	if fmt.Sprint(auths) != "[Bearer old Bearer new]" {
+		t.Fatalf("sent %q", auths)
+	}
+
+	writeToken(t, path, "refused")
+	auths = nil
+	c2, hits := tokenStub(t, Options{TokenFile: path}, func(n int32, w http.ResponseWriter, r *http.Request) {
+		auths = append(auths, r.Header.Get("Authorization"))
+		problem(w, 401, "UNAUTHORIZED", "")
+	})
+	_, err := c2.Acquire(context.Background(), "L", AcquireRequest{RequestID: "r"})
+	var p *ProblemError
+	if !errors.As(err, &p) || !errors.Is(err, ErrUnauthorized) || p.Status != 401 || *hits != 1 {
+		t.Fatalf("%#v after %d hits", err, *hits)
+	}
+	if strings.Contains(err.Error(), "refused") || fmt.Sprint(auths) != "[Bearer refused]" {
+		t.Fatalf("%v, sent %q", err, auths)
+	}
+}
+
+func TestUnit_TokenFileAndAPIKeyExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	writeToken(t, path, "secret-token")
+	c, hits := tokenStub(t, Options{APIKey: "secret-key", TokenFile: path}, func(n int32, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(204)
+	})
+	var ce *ConfigError
+	if !errors.As(c.Err(), &ce) || !strings.Contains(ce.Error(), "APIKey") || !strings.Contains(ce.Error(), "TokenFile") {
+		t.Fatalf("%#v", c.Err())
+	}
+	if _, err := c.Lock(context.Background(), "L"); err != c.Err() {
+		t.Fatalf("a call: %v", err)
+	}
+	if err := c.RunClaims(context.Background(), func(context.Context, *Work) (any, error) { return nil, nil }, ClaimOptions{}); err != c.Err() {
+		t.Fatalf("the claim poller: %v", err)
+	}
+	if _, err := c.Run(context.Background(), "L", func(context.Context, *Work) (any, error) { return nil, nil }, RunOptions{}); err != c.Err() {
+		t.Fatalf("run: %v", err)
+	}
+	if *hits != 0 || strings.Contains(ce.Error(), "secret") {
+		t.Fatalf("%d hits, %v", *hits, ce)
+	}
+}
+
+func TestUnit_TokenFileUnreadableAtNew(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing", "token")
+	c, hits := tokenStub(t, Options{TokenFile: missing}, func(n int32, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(204)
+	})
+	var ce *ConfigError
+	if !errors.As(c.Err(), &ce) || !errors.Is(c.Err(), fs.ErrNotExist) || !strings.Contains(ce.Error(), missing) {
+		t.Fatalf("%#v", c.Err())
+	}
+	if _, err := c.Claim(context.Background(), ClaimRequest{}); err != c.Err() || *hits != 0 {
+		t.Fatalf("%v after %d hits", err, *hits)
+	}
+	empty := filepath.Join(dir, "empty")
+	writeToken(t, empty, " \n\t\n")
+	if err := New("http://127.0.0.1:1", Options{TokenFile: empty}).Err(); !errors.As(err, &ce) || !strings.Contains(err.Error(), empty) {
+		t.Fatalf("an empty file: %v", err)
 	}
 }

@@ -1,15 +1,17 @@
 """The Baton client: every call of protocol v1.1, with retries, and the holder loops on top.
 
-One ``Client`` may be shared by many threads: it holds a keep-alive connection pool and no other
-mutable state. Every call is retried with the *same* body after a connection error, a timeout,
-429, 500 or 503 (a problem answer): Baton answers a repeated call from what is stored, so a retry
-never does work twice (docs/protocol.md, "Guarantees").
+One ``Client`` may be shared by many threads: it holds a keep-alive connection pool and, with a
+token file, the last token read (under a lock); no other mutable state. Every call is retried with
+the *same* body after a connection error, a timeout, 429, 500 or 503 (a problem answer): Baton
+answers a repeated call from what is stored, so a retry never does work twice (docs/protocol.md,
+"Guarantees").
 """
 from __future__ import annotations
 
 import http.client
 import json
 import logging
+import os
 import random
 import threading
 import time
@@ -66,24 +68,81 @@ def _quote(segment: str) -> str:
     return urllib.parse.quote(segment, safe="")
 
 
+class _TokenFile:
+    """The bearer token in a file that is replaced before the token expires (a Kubernetes
+    projected service-account token: hourly, by a symlink swap). Read once at construction, so a
+    wrong path fails there, then again when the last read is older than ``refresh`` seconds."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], refresh: float) -> None:
+        self.path = os.fspath(path)
+        self.refresh = refresh
+        self._lock = threading.Lock()
+        self._warned = False
+        try:
+            self._token = self._read()
+        except (OSError, ValueError) as cause:
+            raise ValueError(f"token_file {self.path!r} cannot be used: {_unreadable(cause)}") from cause
+        self._read_at = time.monotonic()
+
+    def _read(self) -> str:
+        with open(self.path, "rb") as file:
+            token = file.read().strip().decode("ascii", errors="replace")
+        if not token:
+            raise ValueError("it is empty")
+        # http.client would put the whole header value, the token, into its error message.
+        if not all("!" <= c <= "~" for c in token):
+            raise ValueError("it holds whitespace or characters other than visible ASCII")
+        return token
+
+    def token(self, renew: bool = False) -> str:
+        """The token to send; ``renew`` reads the file whatever the interval (after a 401)."""
+        with self._lock:
+            if renew or time.monotonic() - self._read_at >= self.refresh:
+                try:
+                    self._token, self._read_at, self._warned = self._read(), time.monotonic(), False
+                except (OSError, ValueError) as cause:
+                    # Mid-swap, or the kubelet is late: the last token may well still be valid,
+                    # and the server is the one to say it is not.
+                    if not self._warned:
+                        self._warned = True
+                        log.warning("baton: token file %s cannot be read again (%s); sending the last token read",
+                                    self.path, _unreadable(cause))
+            return self._token
+
+
+def _unreadable(cause: BaseException) -> str:
+    """Why a token file cannot be used, without its content."""
+    if isinstance(cause, OSError):
+        return cause.strerror or type(cause).__name__
+    return str(cause)
+
+
 class Client:
     """A Baton client.
 
     ``url``: the API base (``http://host:8080``); ``api_key``: sent as ``Authorization: Bearer``;
+    ``token_file``: instead of ``api_key``, a file holding a JWT workload token (a Kubernetes
+    projected service-account token), sent the same way and read again every ``token_refresh``
+    seconds (30; 0 = before every attempt) and at once after a 401;
     ``timeout``: read timeout of one attempt, seconds (10); ``retry_timeout``: how long one call
     keeps retrying before its last error is raised, seconds (30).
     """
 
-    def __init__(self, url: str, api_key: Optional[str] = None, *, timeout: float = 10.0,
-                 retry_timeout: float = 30.0, max_idle_connections: int = 16) -> None:
+    def __init__(self, url: str, api_key: Optional[str] = None, *,
+                 token_file: Optional[Union[str, "os.PathLike[str]"]] = None, token_refresh: float = 30.0,
+                 timeout: float = 10.0, retry_timeout: float = 30.0, max_idle_connections: int = 16) -> None:
+        if api_key and token_file is not None:
+            raise ValueError("give api_key or token_file, not both")
+        if token_refresh < 0:
+            raise ValueError(f"token_refresh must be >= 0 seconds, not {token_refresh}")
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.retry_timeout = retry_timeout
         self._pool = Pool(self.url, max_idle_connections)
         self._headers = {"Accept": "application/json, application/problem+json",
                          "User-Agent": f"baton-python/{_version}"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._api_key = api_key or None
+        self._token_file = None if token_file is None else _TokenFile(token_file, token_refresh)
 
     # ------------------------------------------------------------------ transport
 
@@ -96,6 +155,13 @@ class Client:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def _authorization(self, renew: bool = False) -> Optional[str]:
+        """The Authorization header of the next attempt. Asked per attempt, so every call, also
+        the background heartbeats and claim pollers, sends a token file's current token."""
+        if self._token_file is not None:
+            return f"Bearer {self._token_file.token(renew)}"
+        return f"Bearer {self._api_key}" if self._api_key else None
 
     def _call(self, method: str, path: str, body: Optional[Mapping[str, Any]] = None, *,
               read_timeout: Optional[float] = None, deadline: Optional[float] = None,
@@ -111,8 +177,12 @@ class Client:
         if deadline is None:
             deadline = time.monotonic() + self.retry_timeout + (read_timeout or 0.0)
         attempt = 0
+        renewed = False
         while True:
             attempt += 1
+            authorization = self._authorization()
+            if authorization is not None:
+                headers["Authorization"] = authorization
             sent_at = time.monotonic()
             timeout = max(0.05, min(per_attempt, deadline - sent_at))
             retry_after: Optional[float] = None
@@ -125,6 +195,12 @@ class Client:
                 if error_or_none is None:
                     return status, parsed, sent_at
                 error = error_or_none
+                # The token may have been rotated since it was read: a changed file earns one
+                # more attempt at once, an unchanged one means the 401 is meant.
+                if (answer.status == 401 and self._token_file is not None and not renewed
+                        and self._authorization(renew=True) != authorization):
+                    renewed = True
+                    continue
                 if not (isinstance(error, ProblemError) and answer.status in _RETRY_STATUSES):
                     error.attempts = attempt
                     raise error

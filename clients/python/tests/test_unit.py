@@ -1,12 +1,15 @@
 """Unit tests of transport behaviour against a tiny local HTTP stub (never a stub of Baton's
 logic): retries, backoff, Retry-After, deadlines, non-JSON bodies, keep-alive, outcome parsing,
-trace context (with a small stand-in for opentelemetry-api: it cannot be installed here)."""
+token-file credentials, trace context (with a small stand-in for opentelemetry-api: it cannot be
+installed here)."""
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import json
+import os
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -17,7 +20,8 @@ from unittest import mock
 
 import baton
 from baton import (BackendUnavailableError, BatchMismatchError, Client, DuplicateRequestError, InvalidRequestError,
-                   LockLostError, Next, Queued, QueueFullError, Released, TransportError, UnexpectedResponseError)
+                   LockLostError, Next, Queued, QueueFullError, Released, TransportError, UnauthorizedError,
+                   UnexpectedResponseError)
 from baton import Acquired, RequestView, _tracing
 from baton.client import backoff_delay
 from baton.outcomes import parse_outcome
@@ -226,6 +230,123 @@ class LeaseDeadlineTest(StubCase):
         self.assertTrue(any(p.endswith("/heartbeat") for p in s.paths))
         self.assertFalse(any(p.endswith("/complete") or p.endswith("/abort") for p in s.paths),
                          "never completes or aborts for a lost lock")
+
+
+VIEW = {"lcid": "L", "held": False, "fence": None, "leaseRemainingMs": 0, "queueLength": 0}
+
+
+class TokenFileTest(StubCase):
+    def setUp(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.path = os.path.join(folder.name, "token")
+        self.write("tok-1\n")
+
+    def write(self, token: str) -> None:
+        # As the kubelet does: the new file appears whole, in one rename.
+        with open(self.path + ".new", "w") as f:
+            f.write(token)
+        os.replace(self.path + ".new", self.path)
+
+    @staticmethod
+    def sent(s: Stub) -> List[Optional[str]]:
+        return [h.get("authorization") for h in s.headers]
+
+    def test_the_header_carries_the_files_token_and_the_new_one_after_a_change(self) -> None:
+        s = self.stub(ok(VIEW))
+        c = self.client(s.url, token_file=self.path, token_refresh=0)
+        c.lock("L")
+        self.write("tok-2")
+        c.lock("L")
+        self.assertEqual(self.sent(s), ["Bearer tok-1", "Bearer tok-2"])
+
+    def test_a_token_is_reused_within_the_refresh_interval(self) -> None:
+        s = self.stub(ok(VIEW))
+        c = self.client(s.url, token_file=self.path, token_refresh=3600)
+        self.write("tok-2")
+        c.lock("L")
+        self.assertEqual(self.sent(s), ["Bearer tok-1"])
+
+    def test_background_heartbeats_send_the_new_token(self) -> None:
+        acquired = {"status": "ACQUIRED", "lcid": "L", "requestId": "r", "token": "t", "fence": 1, "leaseMs": 300}
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired)], heartbeat=[ok(acquired)], complete=[ok(RELEASED)])
+
+        def handler(work: baton.Work) -> None:
+            self.write("tok-2")
+            until = time.monotonic() + 3
+            while time.monotonic() < until and not any(
+                    p.endswith("/heartbeat") and h.get("authorization") == "Bearer tok-2"
+                    for p, h in zip(list(s.paths), list(s.headers))):
+                time.sleep(0.02)
+
+        self.client(s.url, token_file=self.path, token_refresh=0).run("L", handler, request_id="r")
+        beats = [h.get("authorization") for p, h in zip(s.paths, s.headers) if p.endswith("/heartbeat")]
+        self.assertIn("Bearer tok-2", beats)
+        self.assertEqual(s.headers[-1].get("authorization"), "Bearer tok-2", "the complete too")
+
+    def test_a_401_after_the_file_changed_is_repeated_once_with_the_new_token(self) -> None:
+        s = self.stub(problem(401, "UNAUTHORIZED"), ok(VIEW))
+        c = self.client(s.url, token_file=self.path, token_refresh=3600)  # only the 401 makes it read
+        self.write("tok-2")
+        self.assertFalse(c.lock("L").held)
+        self.assertEqual(self.sent(s), ["Bearer tok-1", "Bearer tok-2"])
+
+    def test_a_401_with_an_unchanged_file_is_unauthorized_after_one_request(self) -> None:
+        s = self.stub(problem(401, "UNAUTHORIZED"))
+        with self.assertRaises(UnauthorizedError) as caught:
+            self.client(s.url, token_file=self.path, token_refresh=0).lock("L")
+        self.assertEqual(len(s.headers), 1)
+        self.assertEqual(caught.exception.attempts, 1)
+        self.assertNotIn("tok-1", str(caught.exception))
+
+    def test_a_second_401_is_raised_without_another_read(self) -> None:
+        s = self.stub(problem(401, "UNAUTHORIZED"))
+        c = self.client(s.url, token_file=self.path, token_refresh=3600)
+        self.write("tok-2")
+        with self.assertRaises(UnauthorizedError):
+            c.lock("L")
+        self.assertEqual(self.sent(s), ["Bearer tok-1", "Bearer tok-2"])
+
+    def test_a_failed_reread_keeps_the_last_token_and_warns_once(self) -> None:
+        s = self.stub(ok(VIEW))
+        c = self.client(s.url, token_file=self.path, token_refresh=0)
+        os.remove(self.path)
+        with self.assertLogs("baton", "WARNING") as logs:
+            c.lock("L")
+            c.lock("L")
+        self.assertEqual(len(logs.records), 1)
+        self.assertIn(self.path, logs.output[0])
+        self.assertNotIn("tok-1", logs.output[0])
+        self.write("tok-2")
+        c.lock("L")
+        self.assertEqual(self.sent(s), ["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"])
+
+    def test_an_api_key_is_sent_as_before(self) -> None:
+        s = self.stub(ok(VIEW))
+        self.client(s.url, api_key="key-1").lock("L")
+        self.client(s.url).lock("L")
+        self.assertEqual(self.sent(s), ["Bearer key-1", None])
+
+    def test_api_key_and_token_file_together_is_a_configuration_error(self) -> None:
+        with self.assertRaises(ValueError) as caught:
+            Client("http://127.0.0.1:1", api_key="secret-key", token_file=self.path)
+        self.assertNotIn("secret", str(caught.exception))
+
+    def test_a_missing_file_at_construction_is_an_error_naming_the_path(self) -> None:
+        missing = self.path + "-missing"
+        with self.assertRaises(ValueError) as caught:
+            Client("http://127.0.0.1:1", token_file=missing)
+        self.assertIn(missing, str(caught.exception))
+        self.assertIsInstance(caught.exception.__cause__, FileNotFoundError)
+
+    def test_an_empty_or_malformed_file_at_construction_is_an_error_without_its_content(self) -> None:
+        for content in (" \n", "secret-1\nsecret-2\n"):
+            self.write(content)
+            with self.assertRaises(ValueError) as caught:
+                Client("http://127.0.0.1:1", token_file=self.path)
+            self.assertIn(self.path, str(caught.exception))
+            self.assertNotIn("secret", str(caught.exception))
 
 
 class PureTest(unittest.TestCase):

@@ -2,8 +2,8 @@
  * The Baton client: every call of protocol v1.1 with safe retries, and the holder loops on top
  * (run, hold, runClaims, awaitTurn, awaitResult, lockAll).
  *
- * One client may be shared by a whole process: it holds no state but its options, and Node's
- * fetch keeps connections alive per origin.
+ * One client may be shared by a whole process: it holds no state but its options (and the last
+ * token read from a token file), and Node's fetch keeps connections alive per origin.
  */
 import { randomUUID } from 'node:crypto';
 import { DuplicateRequestError, errorMessage } from './errors.js';
@@ -21,7 +21,10 @@ import {
 /** The client version: the protocol version it speaks. */
 export const VERSION = '1.1.0';
 
-/** Where the client reports what its background loops cannot throw (lost locks, failed heartbeats, claim errors). */
+/**
+ * Where the client reports what its background loops cannot throw (lost locks, failed heartbeats,
+ * claim errors), and a token file it could not read again.
+ */
 export interface Logger {
   warn(message: string): void;
   info?(message: string): void;
@@ -33,6 +36,16 @@ export interface BatonClientOptions {
   url: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string | undefined;
+  /**
+   * A file whose trimmed content is sent as `Authorization: Bearer <token>` instead of an apiKey
+   * (giving both is a TypeError): a Kubernetes projected service-account token, which the kubelet
+   * replaces before it expires. Read here (an Error naming the path if it cannot be), again before
+   * an attempt once the last read is older than tokenRefreshMs, and at once after a 401, which is
+   * then repeated once if the file holds another token.
+   */
+  tokenFile?: string | undefined;
+  /** How long a token read from tokenFile is reused, in ms (30000); 0 reads the file before every attempt. */
+  tokenRefreshMs?: number | undefined;
   /** One attempt's timeout in ms (10000); a long-poll attempt gets its waitMs + 5 s instead. */
   timeoutMs?: number | undefined;
   /** How long one call keeps retrying before its last error is thrown, in ms (30000). */
@@ -166,9 +179,13 @@ export class BatonClient implements HoldClient {
   constructor(options: BatonClientOptions) {
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== 'function') throw new TypeError('no fetch: Node.js 18 or later is needed');
+    this.logger = options.logger === undefined ? consoleLogger : options.logger;
     this.transport = new Transport({
       url: options.url,
       apiKey: options.apiKey,
+      tokenFile: options.tokenFile,
+      tokenRefreshMs: options.tokenRefreshMs,
+      warn: (message) => this._log('warn', message),
       timeoutMs: options.timeoutMs ?? 10000,
       deadlineMs: options.deadlineMs ?? 30000,
       backoffBaseMs: options.backoffBaseMs ?? 100,
@@ -177,7 +194,6 @@ export class BatonClient implements HoldClient {
       userAgent: `baton-typescript/${VERSION}`,
     });
     this.url = this.transport.base;
-    this.logger = options.logger === undefined ? consoleLogger : options.logger;
   }
 
   /** A fresh random requestId (128 bits, hex: inside the requestId alphabet). */

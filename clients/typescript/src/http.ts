@@ -7,6 +7,7 @@
  * does work twice. Anything else is final: another 4xx would fail the same way again, and an
  * answer that is not problem+json (a proxy's HTML 502) is not a state Baton vouches for.
  */
+import { readFileSync } from 'node:fs';
 import {
   BatonError, ProblemBody, ProblemError, TransportError, UnexpectedResponseError, errorMessage, problemError,
 } from './errors.js';
@@ -64,6 +65,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 export interface TransportOptions {
   url: string;
   apiKey?: string | undefined;
+  /** A file whose content is the bearer token (a projected service-account token); exclusive with apiKey. */
+  tokenFile?: string | undefined;
+  /** How long a token read from tokenFile is reused before the file is read again (30 s; 0: every attempt). */
+  tokenRefreshMs?: number | undefined;
+  /** Where a failed re-read of tokenFile is reported. */
+  warn?: ((message: string) => void) | undefined;
   /** One attempt's timeout (10 s); a long-poll attempt gets its waitMs + 5 s instead. */
   timeoutMs: number;
   /** How long one call keeps retrying (30 s). */
@@ -100,6 +107,65 @@ export interface Answer {
   attempts: number;
 }
 
+/**
+ * The bearer token of a file that its issuer replaces before the token expires (the kubelet, about
+ * hourly, by a symlink swap): read at construction, then again once the last read is older than
+ * `refreshMs`, so that a long-running process never keeps sending an expired token.
+ */
+class TokenFile {
+  private token: string;
+  private readAt: number;
+  private warned = false;
+
+  constructor(readonly path: string, readonly refreshMs: number, private readonly warn: (message: string) => void) {
+    // A client that cannot authenticate should fail where it is configured, not at its first call.
+    const read = readToken(path);
+    if (typeof read !== 'string') throw new Error(`token file ${path}: ${read.why}`, { cause: read.cause });
+    this.token = read;
+    this.readAt = now();
+  }
+
+  /** The token to send now. */
+  current(): string {
+    if (now() - this.readAt >= this.refreshMs) this.reread();
+    return this.token;
+  }
+
+  /**
+   * Reads the file at once. A failed read keeps the last token: the file is missing only for a
+   * moment of its replacement, and the old token usually still has minutes to live. The read time
+   * stays as it was then, so that the next attempt tries again.
+   */
+  reread(): string {
+    const read = readToken(this.path);
+    if (typeof read === 'string') {
+      this.token = read;
+      this.readAt = now();
+      this.warned = false;
+    } else if (!this.warned) {
+      this.warned = true;
+      this.warn(`baton: token file ${this.path}: ${read.why}; the last token read is sent until it can be read again`);
+    }
+    return this.token;
+  }
+}
+
+/** The trimmed content of a token file, or why it is none; never the content in the reason. */
+function readToken(path: string): string | { why: string; cause?: unknown } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    return { why: `cannot be read${typeof code === 'string' ? ` (${code})` : ''}`, cause };
+  }
+  const token = text.trim();
+  if (token.length === 0) return { why: 'is empty' };
+  // fetch rejects such a header with its value in the message: that must not be the token.
+  if (!/^[\x21-\x7e]+$/.test(token)) return { why: 'holds characters an HTTP header cannot carry' };
+  return token;
+}
+
 type Attempt =
   | { ok: true; answer: Answer }
   | { ok: false; error: BatonError; retry: boolean; retryAfterMs?: number | undefined };
@@ -107,6 +173,7 @@ type Attempt =
 export class Transport {
   readonly base: string;
   private readonly headers: Record<string, string>;
+  private readonly tokenFile: TokenFile | undefined;
 
   constructor(readonly options: TransportOptions) {
     let parsed: URL;
@@ -119,8 +186,18 @@ export class Transport {
       throw new TypeError(`not an http(s) URL: ${JSON.stringify(options.url)}`);
     }
     this.base = options.url.replace(/\/+$/, '');
+    if (options.apiKey && options.tokenFile) throw new TypeError('give apiKey or tokenFile, not both');
+    const refreshMs = options.tokenRefreshMs ?? 30000;
+    if (!(refreshMs >= 0)) throw new TypeError(`tokenRefreshMs must be 0 or more, not ${refreshMs}`);
     this.headers = { Accept: 'application/json, application/problem+json', 'User-Agent': options.userAgent };
-    if (options.apiKey) this.headers.Authorization = `Bearer ${options.apiKey}`;
+    this.tokenFile = options.tokenFile
+      ? new TokenFile(options.tokenFile, refreshMs, options.warn ?? ((message) => console.warn(message)))
+      : undefined;
+  }
+
+  /** The bearer token of the next attempt, if the client has one. */
+  private bearer(): string | undefined {
+    return this.tokenFile ? this.tokenFile.current() : this.options.apiKey || undefined;
   }
 
   /** One call with retries; resolves with the answer or rejects with the last error. */
@@ -133,13 +210,22 @@ export class Transport {
     const start = now();
     const deadline = opts.deadlineAt
       ?? start + (opts.deadlineMs ?? o.deadlineMs) + (opts.longPollMs ? perAttempt : 0);
+    let renewed = false;
     for (let attempt = 1; ; attempt++) {
       const sentAt = now();
       const timeout = Math.max(50, Math.min(perAttempt, deadline - sentAt));
+      const bearer = this.bearer();
+      if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
       const result = await this.once(method, path, data, headers, timeout, sentAt, attempt, opts.signal);
       if (result.ok) return result.answer;
       const error = result.error;
       error.attempts = attempt;
+      // A 401 may only mean that the file was replaced since it was last read: one more attempt
+      // with what it holds now, at once and only once (a 401 was not stored, so this is safe).
+      if (this.tokenFile && !renewed && (error as { status?: unknown }).status === 401 && !opts.signal?.aborted) {
+        renewed = true;
+        if (this.tokenFile.reread() !== bearer) continue;
+      }
       if (!result.retry || opts.signal?.aborted) throw error;
       const delay = backoffDelay(attempt - 1, result.retryAfterMs, Math.random, o.backoffBaseMs, o.backoffCapMs);
       if (now() + delay >= deadline) throw error;

@@ -1,13 +1,16 @@
 /**
  * Unit tests of the client's own rules against tiny local HTTP stubs (never a stub of Baton's
  * logic): retries, backoff, Retry-After, deadlines, non-JSON answers, problem parsing, keep-alive,
- * the holder's lease deadline, batch result maps, the byte order of lockAll, and trace context
- * (the fields, the headers, and the holder's baton.work span with a real OpenTelemetry SDK).
+ * the holder's lease deadline, batch result maps, the byte order of lockAll, trace context
+ * (the fields, the headers, and the holder's baton.work span with a real OpenTelemetry SDK), and
+ * token files replaced the way the kubelet replaces a projected token.
  */
 import { test, describe, after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +19,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   BackendUnavailableError, BatchMismatchError, BatonClient, BatonClientOptions, DuplicateRequestError, HandlerError,
-  InvalidRequestError, LockLostError, ProblemError, QueueFullError, TransportError, UnexpectedResponseError, VERSION,
-  Work, backoffDelay, byteOrder, parseOutcome, problemError,
+  InvalidRequestError, LockLostError, ProblemError, QueueFullError, TransportError, UnauthorizedError,
+  UnexpectedResponseError, VERSION, Work, backoffDelay, byteOrder, parseOutcome, problemError,
 } from '@baton/client';
 import { Hit, Reply, Stub, ok, problem } from './stub.js';
 
@@ -733,5 +736,131 @@ describe('trace context with OpenTelemetry', () => {
     assert.deepEqual(lockAll.attributes, { 'baton.lcids': ['x', 'y'], 'baton.fences': [3, 3] });
     assert.equal(lockAll.links.length, 2);
     assert.equal(inLockAll, lockAll.spanContext().spanId);
+  });
+});
+
+// ------------------------------------------------------------------ token files
+
+describe('token files', () => {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * A projected volume as the kubelet writes it: `token` -> `..data/token`, and `..data` a symlink
+   * to a versioned folder, swapped by a rename so that a reader never sees half a token.
+   */
+  function volume(token: string): { dir: string; path: string; rotate: (next: string) => void } {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-token-'));
+    dirs.push(dir);
+    let version = 0;
+    const rotate = (next: string): void => {
+      const folder = `..v${++version}`;
+      mkdirSync(join(dir, folder));
+      writeFileSync(join(dir, folder, 'token'), next);
+      symlinkSync(folder, join(dir, '..data_tmp'));
+      renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+    };
+    rotate(token);
+    symlinkSync(join('..data', 'token'), join(dir, 'token'));
+    return { dir, path: join(dir, 'token'), rotate };
+  }
+
+  const tokens = (s: Stub): (string | undefined)[] => s.hits.map((h) => h.headers.authorization);
+
+  test('the header carries the file\'s token, and the new one once the file is replaced and tokenRefreshMs passed', async () => {
+    const v = volume('jwt-1\n');
+    const s = await stub([ok(LOCK_VIEW)]);
+    const eager = client(s.url, { apiKey: undefined, tokenFile: v.path, tokenRefreshMs: 0 });
+    const cached = client(s.url, { apiKey: undefined, tokenFile: v.path });
+    await eager.lock('L');
+    await cached.lock('L');
+    v.rotate('jwt-2\n');
+    await eager.lock('L');
+    await cached.lock('L');
+    assert.deepEqual(tokens(s), ['Bearer jwt-1', 'Bearer jwt-1', 'Bearer jwt-2', 'Bearer jwt-1'],
+      'the default 30 s interval reuses the token read');
+  });
+
+  test('a 401 with a replaced file is repeated once, at once, with the new token', async () => {
+    const v = volume('jwt-1');
+    const s = await stub([], (hit) => (hit.headers.authorization === 'Bearer jwt-2' ? ok(QUEUED, 202)
+      : problem(401, 'UNAUTHORIZED')));
+    const c = client(s.url, { apiKey: undefined, tokenFile: v.path });
+    v.rotate('jwt-2');
+    const outcome = await c.acquire('L', { requestId: 'r', payload: { a: 1 } });
+    assert.equal(outcome.status, 'QUEUED');
+    assert.deepEqual(tokens(s), ['Bearer jwt-1', 'Bearer jwt-2'], 'read again despite the 30 s interval');
+    assert.equal(s.hits[0]!.body, s.hits[1]!.body);
+
+    const refused = await stub([problem(401, 'UNAUTHORIZED')]);
+    const d = client(refused.url, { apiKey: undefined, tokenFile: v.path });
+    v.rotate('jwt-3');
+    const error = await rejects(d.lock('L'), UnauthorizedError);
+    assert.deepEqual(tokens(refused), ['Bearer jwt-2', 'Bearer jwt-3'], 'never a second repeat');
+    assert.equal(error.status, 401);
+  });
+
+  test('a 401 with the same file is the UnauthorizedError after one request', async () => {
+    const v = volume('jwt-1');
+    const s = await stub([problem(401, 'UNAUTHORIZED')]);
+    const error = await rejects(client(s.url, { apiKey: undefined, tokenFile: v.path, tokenRefreshMs: 0 }).lock('L'),
+      UnauthorizedError);
+    assert.equal(s.hits.length, 1);
+    assert.equal(error.attempts, 1);
+    assert.equal(error.code, 'UNAUTHORIZED');
+    assert.ok(!error.message.includes('jwt-1'));
+  });
+
+  test('apiKey and tokenFile together are a configuration error', () => {
+    const v = volume('jwt-1');
+    assert.throws(() => new BatonClient({ url: 'http://127.0.0.1:1', apiKey: 'k', tokenFile: v.path }),
+      { name: 'TypeError', message: 'give apiKey or tokenFile, not both' });
+    assert.throws(() => new BatonClient({ url: 'http://127.0.0.1:1', tokenFile: v.path, tokenRefreshMs: -1 }), TypeError);
+  });
+
+  test('a file that is missing, empty or no header value fails the constructor, naming the path, never the token', () => {
+    const v = volume('secret-jwt with a space');
+    const missing = join(v.dir, 'nowhere', 'token');
+    assert.throws(() => new BatonClient({ url: 'http://127.0.0.1:1', tokenFile: missing }),
+      (error: Error) => error.message === `token file ${missing}: cannot be read (ENOENT)`);
+    assert.throws(() => new BatonClient({ url: 'http://127.0.0.1:1', tokenFile: v.path }),
+      (error: Error) => error.message.includes(v.path) && !error.message.includes('secret'));
+    v.rotate(' \n');
+    assert.throws(() => new BatonClient({ url: 'http://127.0.0.1:1', tokenFile: v.path }),
+      { message: `token file ${v.path}: is empty` });
+  });
+
+  test('a failed re-read keeps the last token and warns once, without the token', async () => {
+    const v = volume('jwt-1');
+    const s = await stub([ok(LOCK_VIEW)]);
+    const warnings: string[] = [];
+    const c = client(s.url, {
+      apiKey: undefined, tokenFile: v.path, tokenRefreshMs: 0, logger: { warn: (m) => warnings.push(m) },
+    });
+    rmSync(join(v.dir, '..data'));
+    await c.lock('L');
+    await c.lock('L');
+    v.rotate('jwt-2');
+    await c.lock('L');
+    assert.deepEqual(tokens(s), ['Bearer jwt-1', 'Bearer jwt-1', 'Bearer jwt-2']);
+    assert.equal(warnings.length, 1);
+    assert.ok(warnings[0]!.includes(v.path) && !warnings[0]!.includes('jwt-'), warnings[0]);
+  });
+
+  test('background heartbeats and the complete send the new token too', async () => {
+    const v = volume('jwt-1');
+    const s = await stub([], (hit) => (hit.path.endsWith('/complete') ? ok(RELEASED) : ok({ ...ACQUIRED, leaseMs: 600 })));
+    await client(s.url, { apiKey: undefined, tokenFile: v.path, tokenRefreshMs: 0 }).run('L', async () => {
+      v.rotate('jwt-2');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+    }, { requestId: 'r' });
+    const beats = s.hits.filter((h) => h.path.endsWith('/heartbeat'));
+    assert.ok(beats.length >= 2, `${beats.length} heartbeats`);
+    assert.equal(s.hits[0]!.headers.authorization, 'Bearer jwt-1');
+    assert.deepEqual(new Set(beats.map((h) => h.headers.authorization)), new Set(['Bearer jwt-2']));
+    assert.equal(s.hits.at(-1)!.headers.authorization, 'Bearer jwt-2');
+    assert.ok(s.hits.at(-1)!.path.endsWith('/complete'));
   });
 });
