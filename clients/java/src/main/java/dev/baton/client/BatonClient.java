@@ -14,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,6 +61,12 @@ public final class BatonClient implements AutoCloseable {
 
     private final String baseUrl;
     private final String apiKey;
+    private final Path tokenFile;
+    private final long tokenRefreshNanos;
+    private final Object tokenLock = new Object();
+    private String token;          // the token file's last good content (guarded by tokenLock)
+    private long tokenReadAt;      // nanoTime of that read
+    private boolean tokenWarned;   // a failed re-read was reported since
     private final Duration callTimeout;
     private final RetryPolicy retry;
     private final HttpClient http;
@@ -72,6 +80,17 @@ public final class BatonClient implements AutoCloseable {
         }
         this.baseUrl = u;
         this.apiKey = b.apiKey;
+        this.tokenFile = b.tokenFile;
+        this.tokenRefreshNanos = b.tokenRefresh.toNanos();
+        if (tokenFile != null) {
+            try {
+                token = readToken(tokenFile);
+            } catch (IOException e) {
+                // Fail at start rather than with a 401 on the first call, far from the misconfiguration.
+                throw new IllegalArgumentException("cannot read the token file " + tokenFile + ": " + e, e);
+            }
+            tokenReadAt = System.nanoTime();
+        }
         this.callTimeout = b.callTimeout;
         this.retry = b.retryPolicy;
         this.tracing = b.tracing;
@@ -99,6 +118,8 @@ public final class BatonClient implements AutoCloseable {
     public static final class Builder {
         private final String url;
         private String apiKey;
+        private Path tokenFile;
+        private Duration tokenRefresh = Duration.ofSeconds(30);
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
@@ -114,6 +135,26 @@ public final class BatonClient implements AutoCloseable {
         /** The API key (sent as {@code Authorization: Bearer}); null when authentication is off. */
         public Builder apiKey(String key) {
             this.apiKey = key;
+            return this;
+        }
+
+        /**
+         * A file holding the bearer token instead of an API key, such as a Kubernetes projected service-account
+         * token: read at {@link #build()} (which throws {@link IllegalArgumentException} when it cannot be read
+         * or is empty) and again when the last read is older than {@link #tokenRefresh(Duration)}, because the
+         * kubelet replaces the file before the token expires. Exclusive with {@link #apiKey(String)}.
+         */
+        public Builder tokenFile(Path file) {
+            this.tokenFile = file;
+            return this;
+        }
+
+        /** How long a token read from the {@link #tokenFile(Path)} is reused (default 30 s; zero: every attempt). */
+        public Builder tokenRefresh(Duration d) {
+            if (d == null || d.isNegative()) {
+                throw new IllegalArgumentException("tokenRefresh must be zero or more");
+            }
+            this.tokenRefresh = d;
             return this;
         }
 
@@ -142,6 +183,9 @@ public final class BatonClient implements AutoCloseable {
         }
 
         public BatonClient build() {
+            if (apiKey != null && tokenFile != null) {
+                throw new IllegalArgumentException("give either apiKey or tokenFile, not both");
+            }
             return new BatonClient(this);
         }
     }
@@ -810,7 +854,16 @@ public final class BatonClient implements AutoCloseable {
                     : Math.max(1, Math.min(attemptTimeoutMs, remainingMs));
             long retryAfterMs = 0;
             try {
-                HttpResponse<String> r = sendOnce(method, path, bodyText, timeoutMs, trace);
+                String auth = authorization(false);
+                HttpResponse<String> r = sendOnce(method, path, bodyText, timeoutMs, trace, auth);
+                if (r.statusCode() == 401 && tokenFile != null) {
+                    // The token may have expired just after the kubelet wrote its successor: one more try
+                    // with the new content, none when the file still holds the token that was refused.
+                    String fresh = authorization(true);
+                    if (!fresh.equals(auth)) {
+                        r = sendOnce(method, path, bodyText, timeoutMs, trace, fresh);
+                    }
+                }
                 int s = r.statusCode();
                 String ct = r.headers().firstValue("Content-Type").orElse(null);
                 if (s >= 200 && s < 300) {
@@ -846,14 +899,14 @@ public final class BatonClient implements AutoCloseable {
         }
     }
 
-    private HttpResponse<String> sendOnce(String method, String path, String body, long timeoutMs, TraceContext trace)
-            throws IOException, InterruptedException {
+    private HttpResponse<String> sendOnce(String method, String path, String body, long timeoutMs, TraceContext trace,
+                                          String authorization) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path))
                 .timeout(Duration.ofMillis(timeoutMs))
                 .header("Accept", "application/json, application/problem+json")
                 .header("User-Agent", "baton-client-java/" + VERSION);
-        if (apiKey != null) {
-            b.header("Authorization", "Bearer " + apiKey);
+        if (authorization != null) {
+            b.header("Authorization", authorization);
         }
         String traceparent = trace == null ? null : headerValue(trace.traceparent());
         if (traceparent != null) {
@@ -872,6 +925,43 @@ public final class BatonClient implements AutoCloseable {
             b.method(method, HttpRequest.BodyPublishers.noBody());
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The Authorization header value (null: none). A token file is read again when its last read is older than
+     * the refresh interval, or at once with {@code reread}. A failed re-read keeps the last token: a rotation can
+     * leave the file missing or empty for a moment, while the old token is still valid for minutes.
+     */
+    private String authorization(boolean reread) {
+        if (tokenFile == null) {
+            return apiKey == null ? null : "Bearer " + apiKey;
+        }
+        synchronized (tokenLock) {
+            if (reread || System.nanoTime() - tokenReadAt >= tokenRefreshNanos) {
+                try {
+                    token = readToken(tokenFile);
+                    tokenReadAt = System.nanoTime();
+                    tokenWarned = false;
+                } catch (IOException e) {
+                    if (!tokenWarned) {
+                        tokenWarned = true;
+                        LOG.log(System.Logger.Level.WARNING, "cannot re-read the token file " + tokenFile + " ("
+                                + e + "); the last token read is used until it can");
+                    }
+                }
+            }
+            return "Bearer " + token;
+        }
+    }
+
+    /** The file's content, trimmed; never put into a message, as it is a credential. */
+    private static String readToken(Path file) throws IOException {
+        String t = headerValue(Files.readString(file, StandardCharsets.UTF_8));
+        if (t == null) {
+            // Also when it has a character a header cannot carry: the HTTP client's error would quote it.
+            throw new IOException("empty, or not a bearer token");
+        }
+        return t;
     }
 
     /**

@@ -3,14 +3,23 @@ package dev.baton.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -357,6 +366,118 @@ class ClientUnitTest {
             assertEquals("{\"requestId\":\"r1\",\"token\":\"tok\",\"requeue\":true,\"reason\":\"bad input\"}", abort.body());
             assertEquals(0, s.count("/complete"));
         }
+    }
+
+    private static BatonClient tokenClient(Stub s, Path file, Duration refresh) {
+        return BatonClient.builder(s.url()).tokenFile(file).tokenRefresh(refresh).retryPolicy(fast(1000))
+                .callTimeout(Duration.ofMillis(500)).build();
+    }
+
+    /** Replaces the file in one step, as the kubelet's symlink swap does. */
+    private static void rotate(Path file, String content) throws Exception {
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        Files.writeString(next, content);
+        Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static String auth(Stub.Call c) {
+        return c.headers().get("Authorization").get(0);
+    }
+
+    @Test
+    void the_token_file_is_sent_and_read_again_after_the_refresh_interval(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "  tok-1\n");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Logger jul = Logger.getLogger("dev.baton.client");
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try (Stub s = new Stub(c -> Stub.Reply.json(200, RELEASED));
+             BatonClient c = tokenClient(s, file, Duration.ZERO);
+             BatonClient cached = tokenClient(s, file, Duration.ofSeconds(30))) {
+            c.abort("L", "tok", "r1", false, null);
+            rotate(file, "tok-2\n");
+            c.abort("L", "tok", "r1", false, null);
+            cached.abort("L", "tok", "r1", false, null);
+            Files.delete(file); // mid-rotation: the last token is kept, and the failure reported once
+            c.abort("L", "tok", "r1", false, null);
+            c.abort("L", "tok", "r1", false, null);
+            assertEquals(List.of("Bearer tok-1", "Bearer tok-2", "Bearer tok-1", "Bearer tok-2", "Bearer tok-2"),
+                    s.calls.stream().map(ClientUnitTest::auth).toList());
+            assertEquals(1, warnings.size(), "reported once: " + warnings);
+            assertTrue(warnings.get(0).contains(file.toString()));
+            assertFalse(warnings.get(0).contains("tok-"), "never the token");
+        } finally {
+            jul.removeHandler(h);
+        }
+    }
+
+    @Test
+    void a_401_with_a_changed_token_file_is_repeated_once_with_the_new_token(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "old");
+        try (Stub s = new Stub(c -> auth(c).equals("Bearer new") ? Stub.Reply.json(200, RELEASED)
+                : Stub.Reply.problem(401, "UNAUTHORIZED", null));
+             BatonClient c = tokenClient(s, file, Duration.ofSeconds(30))) {
+            rotate(file, "new"); // within the refresh interval: only the 401 makes the client look
+            assertEquals(0, c.abort("L", "tok", "r1", false, null).pending());
+            assertEquals(List.of("Bearer old", "Bearer new"), s.calls.stream().map(ClientUnitTest::auth).toList());
+            assertEquals(s.calls.get(0).body(), s.calls.get(1).body());
+        }
+    }
+
+    @Test
+    void a_401_with_an_unchanged_token_file_is_the_typed_error_after_one_request(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "revoked");
+        try (Stub s = new Stub(c -> Stub.Reply.problem(401, "UNAUTHORIZED", null));
+             BatonClient c = tokenClient(s, file, Duration.ZERO)) {
+            UnauthorizedException e = assertThrows(UnauthorizedException.class, () -> c.abort("L", "tok", "r1", false, null));
+            assertEquals(401, e.status());
+            assertEquals(1, s.calls.size());
+            assertFalse(e.getMessage().contains("revoked"), "never the token");
+        }
+    }
+
+    @Test
+    void an_api_key_and_a_token_file_together_are_a_configuration_error(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "t");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BatonClient.builder("http://127.0.0.1:1").apiKey("secret").tokenFile(file).build());
+        assertFalse(e.getMessage().contains("secret"));
+        assertThrows(IllegalArgumentException.class, () -> BatonClient.builder("http://127.0.0.1:1").tokenRefresh(Duration.ofSeconds(-1)));
+    }
+
+    @Test
+    void a_missing_or_empty_token_file_fails_the_build_naming_the_path(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("nope");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BatonClient.builder("http://127.0.0.1:1").tokenFile(missing).build());
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+        Path empty = dir.resolve("empty");
+        Files.writeString(empty, " \n\n");
+        e = assertThrows(IllegalArgumentException.class, () -> BatonClient.builder("http://127.0.0.1:1").tokenFile(empty).build());
+        assertTrue(e.getMessage().contains(empty.toString()), e.getMessage());
+        Path bad = dir.resolve("bad");
+        Files.writeString(bad, "se\ncret");
+        e = assertThrows(IllegalArgumentException.class, () -> BatonClient.builder("http://127.0.0.1:1").tokenFile(bad).build());
+        assertFalse(e.getMessage().contains("cret"), "never the content: " + e.getMessage());
     }
 
     @Test
