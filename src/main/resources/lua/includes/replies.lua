@@ -18,10 +18,11 @@ local function next_reply(l, metas)
   return { 'NEXT', l.token, l.fence, l.exp, l.lease, first[1], first[2], first[3], items }
 end
 
--- m: the active request's meta, for its trace context; nil where the answer is about the lease
--- only (a heartbeat).
+-- m: the active request's meta, for its trace context and attempt; nil where the answer is about
+-- the lease only (a heartbeat).
 local function acquired_reply(l, m)
-  return { 'ACQUIRED', l.token, l.fence, l.exp, l.lease, l.rid, m and m.tp or false, m and m.ts or false }
+  return { 'ACQUIRED', l.token, l.fence, l.exp, l.lease, l.rid, m and m.tp or false, m and m.ts or false,
+           m and m.a or false }
 end
 
 local function duplicate_reply(rid, m)

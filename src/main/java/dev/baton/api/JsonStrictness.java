@@ -1,7 +1,13 @@
 package dev.baton.api;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import jakarta.inject.Singleton;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,6 +39,9 @@ public class JsonStrictness implements ObjectMapperCustomizer {
     @Override
     public void customize(ObjectMapper mapper) {
         mapper.getFactory().setStreamReadConstraints(LIMITS);
+        // A name given twice is refused, not "last one wins": {"requestId":"a","requestId":"b"}
+        // would otherwise be taken as b by Baton and as a by another reader of the same bytes.
+        mapper.getFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -41,11 +50,53 @@ public class JsonStrictness implements ObjectMapperCustomizer {
                 .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        // "" is not a number or a boolean: Jackson would read "leaseMs": "" as absent (the default).
         mapper.coercionConfigFor(LogicalType.Integer)
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Float)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
         mapper.coercionConfigFor(LogicalType.Boolean)
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+        // Nor is "" an object or a list (a "completed": "" must not read as no list).
+        mapper.coercionConfigFor(LogicalType.POJO).setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Collection).setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
+    }
+
+    /**
+     * The path of the field a body names twice ({@code requestId}, {@code payload.x},
+     * {@code completed[1].result}), or null when the failure is another one.
+     */
+    static String duplicateField(Throwable failure) {
+        for (Throwable cause = failure; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+            if (cause instanceof StreamReadException read && read.getOriginalMessage() != null
+                    && read.getOriginalMessage().startsWith("Duplicate field '") && read.getProcessor() != null) {
+                return pathOf(read.getProcessor().getParsingContext());
+            }
+        }
+        return null;
+    }
+
+    private static String pathOf(JsonStreamContext context) {
+        List<String> parts = new ArrayList<>();
+        for (JsonStreamContext at = context; at != null && !at.inRoot(); at = at.getParent()) {
+            if (at.inObject() && at.getCurrentName() != null) {
+                parts.add(0, at.getCurrentName());
+            } else if (at.inArray()) {
+                parts.add(0, "[" + Math.max(at.getCurrentIndex(), 0) + "]");
+            }
+        }
+        StringBuilder path = new StringBuilder();
+        for (String part : parts) {
+            if (path.length() > 0 && !part.startsWith("[")) {
+                path.append('.');
+            }
+            path.append(part);
+        }
+        return path.length() == 0 ? "body" : path.toString();
     }
 }

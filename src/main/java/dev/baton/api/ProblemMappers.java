@@ -87,7 +87,11 @@ public class ProblemMappers {
     public Response malformedJson(JsonProcessingException e, UriInfo uri) {
         String field = "body";
         String detail = "the body is not valid JSON";
-        if (e instanceof UnrecognizedPropertyException unknown) {
+        String duplicate = JsonStrictness.duplicateField(e);
+        if (duplicate != null) {
+            field = duplicate;
+            detail = "duplicate field '" + duplicate.substring(duplicate.lastIndexOf('.') + 1) + "'";
+        } else if (e instanceof UnrecognizedPropertyException unknown) {
             field = fieldPath(unknown);
             detail = "unknown field '" + field + "'";
         } else if (e instanceof JsonMappingException mapping) {
@@ -96,6 +100,11 @@ public class ProblemMappers {
                     : field + " has the wrong type or form";
         }
         return build(ProblemCode.INVALID_REQUEST, detail, uri, field, null, null, null).build();
+    }
+
+    @ServerExceptionMapper
+    public Response notUtf8(Utf8Bodies.NotUtf8 e, UriInfo uri) {
+        return build(ProblemCode.INVALID_REQUEST, e.getMessage(), uri, "body", null, null, null).build();
     }
 
     @ServerExceptionMapper
@@ -122,8 +131,9 @@ public class ProblemMappers {
             default -> "the request could not be read";
         };
         Response.ResponseBuilder response = build(code, detail, uri, null, null, null, null);
-        if (code == ProblemCode.METHOD_NOT_ALLOWED && e.getResponse().getHeaderString("Allow") != null) {
-            response.header("Allow", e.getResponse().getHeaderString("Allow"));
+        if (code == ProblemCode.METHOD_NOT_ALLOWED) {
+            // RFC 9110: a 405 lists the methods the resource has; the REST layer does not say them.
+            Routes.API.allowed(uri.getPath()).ifPresent(allowed -> response.header("Allow", allowed));
         }
         return response.build();
     }

@@ -28,14 +28,16 @@ public sealed interface Outcome {
     }
 
     /**
-     * You hold the lock; work on your own request. {@code traceparent}, {@code tracestate}: the
-     * trace context it was submitted with, if any (not on a heartbeat's answer).
+     * You hold the lock; work on your own request. {@code attempt}: which attempt of the request
+     * this is (more than 1: a wait request's turn that is redone); {@code traceparent},
+     * {@code tracestate}: the trace context it was submitted with, if any. None of the three is on
+     * a heartbeat's answer, which is about the lease only.
      */
     record Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt,
-            String traceparent, String tracestate) implements Outcome {
+            Integer attempt, String traceparent, String tracestate) implements Outcome {
 
         public Acquired(String lcid, String requestId, String token, long fence, long leaseMs, Instant expiresAt) {
-            this(lcid, requestId, token, fence, leaseMs, expiresAt, null, null);
+            this(lcid, requestId, token, fence, leaseMs, expiresAt, null, null, null);
         }
     }
 

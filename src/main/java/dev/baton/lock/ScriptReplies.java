@@ -20,8 +20,10 @@ final class ScriptReplies {
         String tag = text(reply, 0);
         switch (tag) {
             case "ACQUIRED":
+                String attempt = text(reply, 8);
                 return new Outcome.Acquired(lcid, text(reply, 5), text(reply, 1), number(reply, 2),
-                        number(reply, 4), Instant.ofEpochMilli(number(reply, 3)), text(reply, 6), text(reply, 7));
+                        number(reply, 4), Instant.ofEpochMilli(number(reply, 3)),
+                        attempt == null ? null : Integer.valueOf(attempt), text(reply, 6), text(reply, 7));
             case "NEXT":
                 List<Outcome.WorkItem> requests = workItems(reply.array(8));
                 return new Outcome.Next(lcid, text(reply, 1), number(reply, 2), number(reply, 4),

@@ -30,7 +30,7 @@ final class OperatorLog {
     static void completed(Operation operation, CallContext call, Throwable failure, ScriptStats stats) {
         for (String dead : stats.deadRequestIds()) {
             log(Logger.Level.WARN, call, dead, "Request %s on %s is DEAD: its last attempt ended without a complete."
-                    + " It waits in GET /v1/dead-letters for an operator (retry or drop).", dead, call.lcid());
+                    + " It waits in GET /v1/dead-letters for an operator to retry it.", dead, call.lcid());
         }
         // An abort with requeue is the holder's own choice; anything else requeued lost its holder.
         if (stats.requeued() > 0 && operation != Operation.ABORT) {

@@ -7,9 +7,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * Whether Redis answers, as the script calls find it: one WARN when it stops answering and one
- * INFO when it answers again, however many calls failed in between (they are counted in
- * baton_rejected_total), so an outage is two lines in the log, not one per request.
+ * Whether Redis answers: one WARN when a script call finds it gone and one INFO at the first answer
+ * to any call after that ({@link SharedConnections}), however many calls failed in between (they are
+ * counted in baton_rejected_total), so an outage is two lines in the log, not one per request.
  */
 @ApplicationScoped
 public class BackendStatus {

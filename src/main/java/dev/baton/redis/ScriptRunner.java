@@ -70,12 +70,7 @@ public class ScriptRunner {
 
     /** One lcid script on the lcid's keys. */
     public Uni<Reply> run(ScriptCall call, LockKeys keys) {
-        return runRaw(call.script(), keys.asList(), call.argv(), keys.ack()).map(this::answered);
-    }
-
-    private Reply answered(Response response) {
-        status.answered();
-        return new Reply(response);
+        return runRaw(call.script(), keys.asList(), call.argv(), keys.ack()).map(Reply::new);
     }
 
     Uni<Reply> run(LuaScript script, List<String> keys, List<String> args) {

@@ -38,12 +38,14 @@ public class SharedConnections {
     private static final Logger LOG = Logger.getLogger(SharedConnections.class);
 
     private final Redis redis;
+    private final BackendStatus status;
     private final Duration timeout;
     private final Slot[] slots;
     private final AtomicInteger next = new AtomicInteger();
 
-    public SharedConnections(Redis redis, BatonConfig config) {
+    public SharedConnections(Redis redis, BatonConfig config, BackendStatus status) {
         this.redis = redis;
+        this.status = status;
         this.timeout = config.backend().timeout();
         this.slots = new Slot[Math.max(1, config.backend().connections())];
         for (int i = 0; i < slots.length; i++) {
@@ -101,6 +103,10 @@ public class SharedConnections {
             });
         }
         return sent
+                // Any answer ends an outage, whatever asked (a readiness probe, a hint, a sweep): the
+                // "answers again" line then tells how long Redis was gone, not how long until the
+                // next API call.
+                .invoke(() -> status.answered())
                 .ifNoItem().after(timeout).failWith(() -> new BackendUnavailableException(
                         "Redis did not answer within " + timeout.toMillis() + " ms", null))
                 // An error reply comes over a healthy connection, and so does "too many calls in

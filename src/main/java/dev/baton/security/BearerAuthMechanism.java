@@ -1,5 +1,6 @@
 package dev.baton.security;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -15,6 +16,7 @@ import io.quarkus.security.identity.IdentityProviderManager;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.request.AuthenticationRequest;
 import io.quarkus.security.identity.request.TokenAuthenticationRequest;
+import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.quarkus.smallrye.jwt.runtime.auth.JsonWebTokenCredential;
 import io.quarkus.vertx.http.runtime.security.ChallengeData;
 import io.quarkus.vertx.http.runtime.security.HttpAuthenticationMechanism;
@@ -26,7 +28,8 @@ import io.vertx.ext.web.RoutingContext;
  * {@code Authorization: Bearer <API key or JWT>} on the API port. A JWT has three dot-separated
  * parts and an API key never has a dot, so the shape alone says which one was sent; each goes only
  * to its own verifier (smallrye-jwt's, or {@link ApiKeyIdentityProvider}). No header: anonymous
- * (refused later, by {@link Callers}).
+ * (refused later, by {@link Callers}). Several {@code Authorization} headers: refused. With
+ * authentication off every call is let through and any credential is ignored.
  *
  * <p>Runs before smallrye-jwt's own mechanism, which therefore never sees a token.
  */
@@ -40,6 +43,10 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
     public static final String FORBIDDEN_CHALLENGE = "Bearer realm=\"baton\", error=\"insufficient_scope\"";
 
     private static final String BEARER = "Bearer ";
+
+    /** The caller with authentication off: {@link Callers} makes it the default tenant's admin. */
+    private static final Uni<SecurityIdentity> AUTH_OFF = Uni.createFrom()
+            .item(QuarkusSecurityIdentity.builder().setAnonymous(true).build());
 
     private final boolean enabled;
     private final boolean apiKeys;
@@ -56,10 +63,19 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
 
     @Override
     public Uni<SecurityIdentity> authenticate(RoutingContext context, IdentityProviderManager identities) {
-        String header = context.request().getHeader("Authorization");
-        if (!enabled || header == null) {
+        if (!enabled) {
+            // Credentials are ignored, whatever they are: an identity (rather than none) ends the
+            // search here, so smallrye-jwt's mechanism never tries to verify a key sent to dev mode.
+            return AUTH_OFF;
+        }
+        List<String> headers = context.request().headers().getAll("Authorization");
+        if (headers.isEmpty()) {
             return Uni.createFrom().optional(Optional.empty());
         }
+        if (headers.size() > 1) {
+            return refuse(TokenRejection.SEVERAL_HEADERS); // never first-wins (or last-wins)
+        }
+        String header = headers.get(0);
         if (!header.regionMatches(true, 0, BEARER, 0, BEARER.length()) || header.length() <= BEARER.length()) {
             return refuse(TokenRejection.NOT_BEARER);
         }

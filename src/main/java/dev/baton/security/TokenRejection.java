@@ -14,6 +14,7 @@ import io.quarkus.security.AuthenticationFailedException;
  */
 public enum TokenRejection {
     NOT_BEARER("expected Authorization: Bearer <token>"),
+    SEVERAL_HEADERS("send one Authorization header, not several"),
     UNKNOWN_API_KEY("the API key is not valid"),
     JWT_OFF("this service does not accept JWTs: send an API key"),
     API_KEYS_OFF("this service accepts JWTs only, and this token is not one"),

@@ -134,4 +134,58 @@ class StrictBodiesTest {
                 .post("/v1/locks/{lcid}/acquire", lcid).then().statusCode(200)
                 .body("status", equalTo("ACQUIRED")).body("leaseMs", equalTo(30000));
     }
+
+    /** Operation, body with {TOKEN}, and the field the 400 must name: "" is no number, boolean or list. */
+    static Stream<Arguments> emptyStrings() {
+        return Stream.of(
+                Arguments.of("acquire", "{\"requestId\":\"newcomer\",\"leaseMs\":\"\"}", "leaseMs"),
+                Arguments.of("acquire", "{\"requestId\":\"newcomer\",\"take\":\"\"}", "take"),
+                Arguments.of("acquire", "{\"requestId\":\"newcomer\",\"mode\":\"wait\",\"waitMs\":\"\"}", "waitMs"),
+                Arguments.of("heartbeat", "{\"token\":\"{TOKEN}\",\"leaseMs\":\"\"}", "leaseMs"),
+                Arguments.of("complete", "{\"token\":\"{TOKEN}\",\"requestId\":\"held\",\"take\":\"\"}", "take"),
+                Arguments.of("complete", "{\"token\":\"{TOKEN}\",\"completed\":\"\"}", "completed"),
+                Arguments.of("abort", "{\"requestId\":\"held\",\"token\":\"{TOKEN}\",\"requeue\":\"\"}", "requeue"));
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> 400 naming {2}")
+    @MethodSource("emptyStrings")
+    void given_a_held_lock_when_a_number_or_boolean_field_is_an_empty_string_then_400_naming_it_and_nothing_changes(
+            String operation, String body, String field) {
+        String lcid = unique("strict");
+        String token = acquire(lcid, "held").then().statusCode(200).extract().path("token");
+        acquire(lcid, "waiting").then().statusCode(202);
+        JsonPath before = lock(lcid);
+
+        client().body(body.replace("{TOKEN}", token)).post("/v1/locks/{lcid}/" + operation, lcid).then()
+                .statusCode(400).contentType("application/problem+json")
+                .body("code", equalTo("INVALID_REQUEST"))
+                .body("field", equalTo(field));
+
+        JsonPath after = lock(lcid);
+        assertThat(after.getString("activeRequestId")).isEqualTo("held");
+        assertThat(after.getLong("fence")).isEqualTo(before.getLong("fence"));
+        assertThat(after.getInt("queueLength")).isEqualTo(1);
+        request(lcid, "newcomer").then().statusCode(404);
+    }
+
+    @Test
+    void given_a_claim_with_an_empty_string_for_a_number_then_400_naming_it() {
+        client().body("{\"take\":\"\"}").post("/v1/claims").then().statusCode(400).body("field", equalTo("take"));
+        client().body("{\"leaseMs\":\"\"}").post("/v1/claims").then().statusCode(400).body("field", equalTo("leaseMs"));
+    }
+
+    @Test
+    void given_a_field_named_twice_then_400_naming_it_and_nothing_is_stored() {
+        String lcid = unique("strict");
+
+        client().body("{\"requestId\":\"a\",\"requestId\":\"b\"}").post("/v1/locks/{lcid}/acquire", lcid).then()
+                .statusCode(400).contentType("application/problem+json")
+                .body("code", equalTo("INVALID_REQUEST"))
+                .body("field", equalTo("requestId"))
+                .body("detail", equalTo("duplicate field 'requestId'"));
+        client().body("{\"requestId\":\"a\",\"payload\":{\"x\":1,\"x\":2}}").post("/v1/locks/{lcid}/acquire", lcid)
+                .then().statusCode(400).body("field", equalTo("payload.x"));
+
+        assertThat(redis.key().exists(LockKeys.of("default", lcid).asList().toArray(String[]::new))).isZero();
+    }
 }

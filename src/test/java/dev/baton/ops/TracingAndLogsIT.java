@@ -72,6 +72,9 @@ class TracingAndLogsIT {
 
             JsonNode dead = awaitLine(service, line -> line.path("message").asText().contains("is DEAD"));
             assertThat(dead.path("level").asText()).isEqualTo("WARN");
+            // What the operator can do, and nothing the API does not offer (there is no drop).
+            assertThat(dead.path("message").asText()).endsWith("for an operator to retry it.")
+                    .doesNotContain("drop");
             JsonNode mdc = dead.path("mdc");
             assertThat(mdc.path("lcid").asText()).isEqualTo("it-trace");
             assertThat(mdc.path("requestId").asText()).isEqualTo("poison");

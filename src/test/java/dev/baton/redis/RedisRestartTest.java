@@ -11,6 +11,7 @@ import java.net.URL;
 
 import org.junit.jupiter.api.Test;
 
+import dev.baton.testing.LogCapture;
 import dev.baton.testing.RestartableRedisResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -29,8 +30,10 @@ class RedisRestartTest extends BackendScenarios {
             throws Exception {
         String lcid = unique("order");
         String token = acquire(lcid, "before").then().statusCode(200).extract().path("token");
+        LogCapture log = LogCapture.start();
 
         RestartableRedisResource.stopRedis();
+        long stopped = System.nanoTime();
 
         then_every_operation_answers_503_backend_unavailable_quickly();
         given().get(health + "/ready").then().statusCode(503).body("status", equalTo("DOWN"));
@@ -43,6 +46,17 @@ class RedisRestartTest extends BackendScenarios {
             Thread.sleep(100);
         }
         long healedMs = (System.nanoTime() - restarted) / 1_000_000;
+        long outageMs = (System.nanoTime() - stopped) / 1_000_000;
+
+        // Only probes ran since Redis came back, no API call: the recovery is already in the log,
+        // and the time it gives is the outage's, not the time until the next API call.
+        java.util.regex.Pattern again = java.util.regex.Pattern.compile("Redis answers again, after (\\d+) ms");
+        java.util.regex.Matcher back = log.lines().stream().map(again::matcher).filter(java.util.regex.Matcher::find)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no 'Redis answers again' line after the probes: " + log.lines()));
+        long reportedMs = Long.parseLong(back.group(1));
+        assertThat(reportedMs).as(back.group()).isLessThanOrEqualTo(outageMs);
+        log.stop();
 
         // The AOF kept the lock; the scripts are sent again because the new server has none cached.
         complete(lcid, token, "before").then().statusCode(200).body("status", equalTo("RELEASED"));

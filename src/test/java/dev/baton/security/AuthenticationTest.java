@@ -48,6 +48,23 @@ class AuthenticationTest {
     }
 
     @Test
+    void given_two_authorization_headers_then_401_whichever_comes_first() {
+        String lcid = unique("order");
+        // AuthEnabledProfile.s team-a key, next to one that is not valid, in both orders.
+        client().header("Authorization", "Bearer " + AuthEnabledProfile.KEY_A)
+                .header("Authorization", "Bearer not-a-key").body(fields("requestId", "a"))
+                .post("/v1/locks/{lcid}/acquire", lcid).then()
+                .statusCode(401).contentType("application/problem+json")
+                .header("WWW-Authenticate", BearerAuthMechanism.CHALLENGE)
+                .body("detail", equalTo("send one Authorization header, not several"));
+        client().header("Authorization", "Bearer not-a-key")
+                .header("Authorization", "Bearer " + AuthEnabledProfile.KEY_A)
+                .get("/v1/locks/{lcid}", lcid).then().statusCode(401);
+        client().auth().oauth2(AuthEnabledProfile.KEY_A).get("/v1/locks/{lcid}", lcid).then()
+                .statusCode(200).body("held", equalTo(false));
+    }
+
+    @Test
     void given_workload_tokens_are_off_when_a_jwt_is_sent_then_401_saying_so() {
         String jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
         client().auth().oauth2(jwt).get("/v1/locks/{lcid}", "order").then().statusCode(401)

@@ -185,6 +185,23 @@ class WorkloadIdentityTest {
     }
 
     @Test
+    void given_a_token_issued_in_the_future_beyond_the_clock_skew_then_401() {
+        JwtClaims claims = serviceAccount("orders", "payment-svc");
+        claims.setIssuedAt(TestIssuer.secondsFromNow(300)); // skew is 30 s by default
+        claims.setNotBefore(TestIssuer.secondsFromNow(-60));
+        claims.setExpirationTime(TestIssuer.secondsFromNow(900));
+        refused(token(claims), "not valid yet");
+    }
+
+    @Test
+    void given_a_token_issued_in_the_future_within_the_clock_skew_then_it_is_accepted() {
+        JwtClaims claims = serviceAccount("orders", "payment-svc");
+        claims.setIssuedAt(TestIssuer.secondsFromNow(10));
+        claims.setNotBefore(TestIssuer.secondsFromNow(-60));
+        as(token(claims)).get("/v1/locks/{lcid}", unique("order")).then().statusCode(200);
+    }
+
+    @Test
     void given_a_token_for_another_audience_then_401() {
         JwtClaims claims = serviceAccount("orders", "payment-svc");
         claims.setAudience("https://kubernetes.default.svc.cluster.local"); // the API server's own token

@@ -35,6 +35,17 @@ public final class Metrics {
         return value(seriesName) - before.value(seriesName);
     }
 
+    /** How many series there are whose name (labels included) starts with {@code prefix}. */
+    public long count(String prefix) {
+        return series.keySet().stream().filter(name -> name.startsWith(prefix)).count();
+    }
+
+    /** The series whose name (labels included) starts with {@code prefix}. */
+    public java.util.Set<String> names(String prefix) {
+        return series.keySet().stream().filter(name -> name.startsWith(prefix))
+                .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+    }
+
     public boolean has(String seriesName) {
         return series.containsKey(seriesName);
     }
