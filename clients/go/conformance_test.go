@@ -153,7 +153,11 @@ func TestConformance_fifo_handoff(t *testing.T) {
 		}, baton.RunOptions{RequestID: "r1", Payload: map[string]int{"n": 1}})
 		done <- res{rep, err}
 	}()
-	<-started
+	select { // a run that ends before its handler started is a failure, not a hang
+	case <-started:
+	case r := <-done:
+		t.Fatalf("h1's run ended before its handler ran: %+v, %v", r.rep, r.err)
+	}
 	for _, sub := range []struct {
 		c   *baton.Client
 		ids []string
@@ -351,7 +355,7 @@ func chaos(t *testing.T, disruption ...string) {
 					}
 					time.Sleep(50 * time.Millisecond)
 					return nil, nil
-				}, baton.RunOptions{RequestID: id, LeaseMs: 10000, OnSubmit: func(baton.Outcome) {
+				}, baton.RunOptions{RequestID: id, LeaseMs: 10000, OnSubmit: func(baton.Submitted) {
 					acked[h] = append(acked[h], id)
 				}})
 				if err != nil {
@@ -479,7 +483,11 @@ func TestConformance_batch_take_8(t *testing.T) {
 		}
 		done <- err
 	}()
-	<-started
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the run ended before its handler ran: %v", err)
+	}
 	var want []string
 	want = append(want, "r00")
 	for i := 1; i <= 20; i++ {
@@ -585,12 +593,13 @@ func TestConformance_claim_poller_rescues_orphan(t *testing.T) {
 	L, L2 := prefix+"x", prefix+"y"
 	var s seen
 	pctx, stop := context.WithCancel(ctx)
-	pdone := make(chan error, 1)
+	pdone := make(chan pollerResult, 1)
 	go func() {
-		pdone <- poller.RunClaims(pctx, func(_ context.Context, w *baton.Work) (any, error) {
+		rep, err := poller.RunClaims(pctx, func(_ context.Context, w *baton.Work) (any, error) {
 			s.add(w)
 			return "claimed", nil
 		}, baton.ClaimOptions{LcidPrefix: prefix, LeaseMs: 5000})
+		pdone <- pollerResult{rep, err}
 	}()
 	time.Sleep(1200 * time.Millisecond) // the poller has seen 204s by now
 	o, err := raw.Acquire(ctx, L, baton.AcquireRequest{RequestID: "o1", LeaseMs: 1000})
@@ -627,13 +636,17 @@ func TestConformance_claim_poller_rescues_orphan(t *testing.T) {
 		t.Fatalf("p2 not done by the poller: %+v %v", v, err)
 	}
 	select {
-	case err := <-pdone:
-		t.Fatalf("the poller stopped by itself: %v", err)
+	case r := <-pdone:
+		t.Fatalf("the poller stopped by itself: %v", r.err)
 	default:
 	}
 	stop()
-	if err := <-pdone; !errors.Is(err, context.Canceled) {
-		t.Fatalf("poller returned %v", err)
+	r := <-pdone
+	if !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("poller returned %v", r.err)
+	}
+	if r.rep.Claims != 2 || r.rep.Handled != 3 || r.rep.Failed != 0 {
+		t.Fatalf("the poller's report %+v, want 2 claims (L, L2), 3 handled, no failure", r.rep)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -642,7 +655,172 @@ func TestConformance_claim_poller_rescues_orphan(t *testing.T) {
 	}
 }
 
+type pollerResult struct {
+	rep *baton.ClaimReport
+	err error
+}
+
+func TestConformance_requeued_request_rescued_by_poller(t *testing.T) {
+	holder, poller := newClient(t), newClient(t)
+	ctx := testCtx(t, 60*time.Second)
+	prefix := lcid(t, "") // the poller's own: it never takes another scenario's work
+	L := prefix + "L"
+	var s seen
+	var mu sync.Mutex
+	var failures []error
+	stop := make(chan struct{})
+	pdone := make(chan pollerResult, 1)
+	go func() { // started first, as the README's first example does
+		rep, err := poller.RunClaims(ctx, func(_ context.Context, w *baton.Work) (any, error) {
+			s.add(w)
+			return "rescued", nil
+		}, baton.ClaimOptions{LcidPrefix: prefix, LeaseMs: 5000, Stop: stop, OnError: func(err error) {
+			mu.Lock()
+			failures = append(failures, err)
+			mu.Unlock()
+		}})
+		pdone <- pollerResult{rep, err}
+	}()
+	boom := errors.New("boom: the first attempt fails")
+	rep, err := holder.Run(ctx, L, func(_ context.Context, w *baton.Work) (any, error) {
+		return nil, boom
+	}, baton.RunOptions{RequestID: "r1"})
+	var he *baton.HandlerError
+	if !errors.As(err, &he) || !errors.Is(err, boom) {
+		t.Fatalf("run must return the handler's error, got %v", err)
+	}
+	if rep == nil || len(rep.Handled) != 0 || rep.HandledOwn || rep.RequestID != "r1" {
+		t.Fatalf("the failed run's report %+v", rep)
+	}
+	// Nobody submits anything more on L: only the poller can do r1 now.
+	v, err := holder.AwaitResult(ctx, L, "r1", 10*time.Second)
+	if err != nil || v.State != "DONE" || v.Attempt != 2 || string(v.Result) != `"rescued"` {
+		t.Fatalf("r1 not done by the poller within 10 s with attempt 2: %+v %v", v, err)
+	}
+	close(stop)
+	r := <-pdone
+	mu.Lock()
+	defer mu.Unlock()
+	if r.err != nil || r.rep.Claims != 1 || r.rep.Handled != 1 || r.rep.Failed != 0 || len(failures) != 0 {
+		t.Fatalf("the poller's report %+v, %v, failures %v: want 1 claim, 1 handled, no failure", r.rep, r.err, failures)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fmt.Sprint(s.ids) != "[r1]" || s.att[0] != 2 {
+		t.Fatalf("the poller saw %v attempts %v", s.ids, s.att)
+	}
+}
+
+func TestConformance_released_before_own_request(t *testing.T) {
+	raw, c := newClient(t), newClient(t)
+	ctx := testCtx(t, 60*time.Second)
+	L := lcid(t, "L")
+	o, err := raw.Acquire(ctx, L, baton.AcquireRequest{RequestID: "r0", LeaseMs: 30000})
+	a, isAcquired := o.(*baton.Acquired)
+	if err != nil || !isAcquired {
+		t.Fatalf("r0: %#v %v", o, err)
+	}
+	for _, r := range []baton.AcquireRequest{{RequestID: "h1"}, {RequestID: "w1", Mode: "wait"}} {
+		if o, err := raw.Acquire(ctx, L, r); err != nil || o.Status() != "QUEUED" {
+			t.Fatalf("%s: %#v %v", r.RequestID, o, err)
+		}
+	}
+	if _, err := raw.Abort(ctx, L, baton.AbortRequest{RequestID: "r0", Token: a.Token, Reason: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	// L has no holder now, and h1 at its head.
+	var events []string
+	var subs []baton.Submitted
+	rep, err := c.Run(ctx, L, func(_ context.Context, w *baton.Work) (any, error) {
+		for _, r := range w.Requests {
+			events = append(events, "handler "+r.RequestID)
+		}
+		return "done by r2's holder", nil
+	}, baton.RunOptions{RequestID: "r2", OnSubmit: func(s baton.Submitted) {
+		subs = append(subs, s)
+		events = append(events, "submit")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(events) != "[submit handler h1]" || len(subs) != 1 || subs[0].Lcid != L || subs[0].RequestID != "r2" {
+		t.Fatalf("events %v, onSubmit %+v", events, subs)
+	}
+	if _, isNext := subs[0].Outcome.(*baton.Next); !isNext {
+		t.Fatalf("onSubmit's outcome %#v, want NEXT", subs[0].Outcome)
+	}
+	if rep.Status != "RELEASED" || rep.Released == nil || rep.Released.PassedTo != "w1" || fmt.Sprint(rep.Handled) != "[h1]" ||
+		rep.HandledOwn || rep.RequestID != "r2" || rep.Lcid != L {
+		t.Fatalf("report %+v (released %+v)", rep, rep.Released)
+	}
+	if v := view(t, c, L, "r2"); v.State != "QUEUED" {
+		t.Fatalf("r2 %+v: want QUEUED, done later by whoever holds L next", v)
+	}
+	if v := view(t, c, L, "h1"); v.State != "DONE" {
+		t.Fatalf("h1 %+v", v)
+	}
+}
+
+func TestConformance_turn_after_long_wait_is_live(t *testing.T) {
+	w1c, w2c := newClient(t), newClient(t)
+	ctx := testCtx(t, 60*time.Second)
+	L := lcid(t, "L")
+	t1, err := w1c.AwaitTurn(ctx, L, "w1", nil, 10000, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := time.Now()
+	type res struct {
+		turn      *baton.Turn
+		err       error
+		cancelled bool
+	}
+	done := make(chan res, 1)
+	go func() {
+		t2, err := w2c.AwaitTurn(ctx, L, "w2", map[string]string{"kind": "ledger"}, 1000, 20*time.Second)
+		if err != nil {
+			done <- res{err: err}
+			return
+		}
+		select { // works 1500 ms: the heartbeats keep the turn
+		case <-t2.Context().Done():
+			done <- res{turn: t2, cancelled: true}
+			return
+		case <-time.After(1500 * time.Millisecond):
+		}
+		_, err = t2.Complete(ctx, map[string]any{"by": "w2", "fence": t2.Fence})
+		done <- res{turn: t2, err: err}
+	}()
+	for i := 0; ; i++ { // W2's request is stored (queued behind W1)
+		v, err := w1c.Request(ctx, L, "w2", 0)
+		if err == nil && v.State == "QUEUED" {
+			break
+		}
+		if i > 100 {
+			t.Fatalf("w2 never queued: %+v %v", v, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Until(held.Add(3000 * time.Millisecond))) // W1 holds its turn 3000 ms
+	if _, err := t1.Complete(ctx, "w1 done"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.cancelled {
+		t.Fatalf("w2's turn was not live: %v (cancelled %v)", r.err, r.cancelled)
+	}
+	if r.turn.Attempt != 1 || r.turn.Fence <= t1.Fence {
+		t.Fatalf("w2's turn: attempt %d, fence %d (w1's %d)", r.turn.Attempt, r.turn.Fence, t1.Fence)
+	}
+	v := view(t, w1c, L, "w2")
+	var got map[string]any
+	if v.State != "DONE" || json.Unmarshal(v.Result, &got) != nil || got["by"] != "w2" {
+		t.Fatalf("w2's request view %+v", v)
+	}
+}
+
 func TestConformance_lock_all_crossed_no_deadlock(t *testing.T) {
+	service(t) // skips here: t.Skip does not work from the goroutines below
 	ctx := testCtx(t, 150*time.Second)
 	A, B := lcid(t, "A"), lcid(t, "B")
 	inUse := map[string]*int32{A: new(int32), B: new(int32)}
@@ -749,7 +927,11 @@ func TestConformance_trace_context_on_next(t *testing.T) {
 		}, baton.RunOptions{RequestID: "t0", Take: 8, TraceParent: tp0, TraceState: "own=0"})
 		done <- err
 	}()
-	<-started
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the run ended before its handler ran: %v", err)
+	}
 	for _, r := range []struct {
 		ctx context.Context
 		req baton.AcquireRequest

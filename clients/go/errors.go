@@ -1,9 +1,13 @@
 package baton
 
+// The typed errors of every part. This file uses no other file of the package: the transport,
+// the retries, the calls and the holder all return them.
+
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 )
 
 // Sentinel errors for the problem codes a program branches on. A *ProblemError matches the
@@ -102,29 +106,71 @@ func (e *UnexpectedResponseError) Error() string {
 }
 
 // TransportError is a network failure (connection refused, reset, timeout) that outlasted the
-// retries. Err is the last underlying error.
+// retries. Host is the service's host:port, so that a wrong URL shows in the message; Err is
+// the last underlying error.
 type TransportError struct {
 	Method, Path string
+	Host         string // host:port of the service
 	Err          error
 }
 
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("baton: %s %s: %v", e.Method, e.Path, e.Err)
+	err := e.Err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is Host and Path already
+	}
+	return fmt.Sprintf("baton: %s %s: %s: %v", e.Method, e.Path, e.Host, err)
 }
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// LockLostError reports that a holder lost its lock: a call answered LOCK_LOST, or no
-// heartbeat renewed the lease before the holder's own deadline. Matches ErrLockLost.
+// LockLostError reports that a holder lost its lock. Matches ErrLockLost. Who decided matters
+// when reading a log: the service said so, or the client gave up on its own clock.
 type LockLostError struct {
-	Lcid  string
-	Cause error // the LOCK_LOST problem, or the last heartbeat failure
+	Lcid string
+	// ByClient: the client decided, no answer of the service did. Its own lease deadline
+	// (the send time of its last renewal + the lease, on its monotonic clock) passed with no
+	// heartbeat renewing it: Redis stalled, the network or the service was down. Cause is
+	// then the last heartbeat failure, if any, and is not unwrapped: no HTTP status belongs to
+	// this error. False: the service answered 409 LOCK_LOST, and Cause is that *ProblemError
+	// (errors.As finds it).
+	ByClient bool
+	Cause    error
 }
 
 func (e *LockLostError) Error() string {
-	return fmt.Sprintf("baton: lock lost on %s: %v", e.Lcid, e.Cause)
+	if !e.ByClient {
+		var p *ProblemError
+		if errors.As(e.Cause, &p) {
+			s := fmt.Sprintf("baton: lock lost on %s: the service answered %d %s", e.Lcid, p.Status, p.Code)
+			if p.Detail != "" {
+				s += ": " + p.Detail
+			}
+			return s
+		}
+		return fmt.Sprintf("baton: lock lost on %s: the service answered %v", e.Lcid, e.Cause)
+	}
+	s := fmt.Sprintf("baton: lock lost on %s: detected by the client: its lease deadline passed with no renewal "+
+		"(no answer of the service said so)", e.Lcid)
+	if e.Cause != nil {
+		s += "; last heartbeat: " + e.Cause.Error()
+	}
+	return s
 }
 func (e *LockLostError) Is(target error) bool { return target == ErrLockLost }
-func (e *LockLostError) Unwrap() error        { return e.Cause }
+
+// Unwrap gives the service's LOCK_LOST problem; nothing for a loss the client detected.
+func (e *LockLostError) Unwrap() error {
+	if e.ByClient {
+		return nil
+	}
+	return e.Cause
+}
+
+// serviceLockLost is the LockLostError of a call the service answered LOCK_LOST.
+func serviceLockLost(lcid string, problem error) *LockLostError {
+	return &LockLostError{Lcid: lcid, Cause: problem}
+}
 
 // HandlerError wraps the error (or panic) of a handler; the request was aborted with
 // requeue so that the service counts the attempt. Unwrap gives the handler's own error.

@@ -1,7 +1,11 @@
 package baton
 
+// The holder: Run, the holder loop, and the lease it keeps with background heartbeats. Uses
+// the calls (calls.go) and what they use.
+
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -25,9 +29,21 @@ func (w *Work) Request() Item { return w.Requests[0] }
 // LOCK_LOST or the holder's own lease deadline passed): stop writing then. The result is the
 // request's result; for a batch of more than one, return a map from requestId to result
 // (map[string]any, or any map with string keys; a missing requestId completes with no result).
-// An error (or a panic) aborts the work with requeue, so that it is tried again. With
-// Tracing.StartWork set, ctx carries the work span the hook started.
+// An error (or a panic) aborts the work with requeue: it goes back to the head of its lcid with
+// no holder, and a claim poller (or the next acquire on that lcid) does it again; the service
+// dead-letters it after maxAttempts. With Tracing.StartWork set, ctx carries the work span the
+// hook started.
 type Handler func(ctx context.Context, w *Work) (any, error)
+
+// Submitted is what RunOptions.OnSubmit is given: the request Baton acknowledged as stored.
+type Submitted struct {
+	Lcid      string
+	RequestID string // this caller's, also when Run generated it
+	// Outcome is the acquire's answer: *Acquired, *Next (it rescued a queue with no holder)
+	// or *Queued. Nil on the duplicate path: the acquire was sent more than once and answered
+	// DUPLICATE_REQUEST, so an earlier attempt stored it and another holder took it since.
+	Outcome Outcome
+}
 
 // RunOptions configures Run. Zero values mean the defaults.
 type RunOptions struct {
@@ -35,59 +51,101 @@ type RunOptions struct {
 	Payload   any
 	LeaseMs   int // default 30000
 	Take      int // batch handoff: requests per NEXT (1 to 100), default 1
-	// OnSubmit, if set, is called with the acquire's answer before any handler runs: the
-	// moment the submission was acknowledged.
-	OnSubmit func(Outcome)
+	// OnSubmit, if set, is called exactly once, as soon as Baton acknowledged the request as
+	// stored and before any handler runs. A caller that must not lose track of a request across
+	// its own crash journals it there.
+	OnSubmit func(Submitted)
 	// TraceParent and TraceState: the W3C trace context to submit the request with (see
 	// AcquireRequest.TraceParent); "" means ctx's, else the Tracing.Inject hook's, else none.
 	TraceParent, TraceState string
 }
 
-// RunReport is what one Run did.
+// RunReport is what one Run did. Run returns it also with an error: what was handled until then.
 type RunReport struct {
-	Status   string   // "QUEUED" (another holder does the request) or "RELEASED"
-	Position int      // when QUEUED
-	Handled  []string // the requestIds whose work this call completed, in order
+	// Status: "QUEUED" (stored; another holder or a claim poller does it) or "RELEASED" (this
+	// call held the lock until it had nothing more to do); "" when Run failed before either.
+	Status    string
+	Lcid      string
+	RequestID string // this caller's request, also when Run generated it
+	Position  int    // QUEUED: the position in the queue, 0 when unknown
+	// Handled: the requestIds this call's handler ran for and completed, in order.
+	Handled []string
+	// Released is the RELEASED answer (Pending, PassedTo), nil unless Status is RELEASED.
+	Released *Released
+	// HandledOwn: this caller's own request is among Handled. RELEASED does not mean it is: the
+	// lock can pass to a wait request queued ahead of it (Released.PassedTo), and the request
+	// is then done later by the next holder of the lcid or a claim poller (AwaitResult tells when).
+	HandledOwn bool
 }
 
 // Run submits a request on lcid and, whenever it holds the lock, runs handler on the work,
 // heartbeating in the background every lease/3, and completes with its result, until
-// RELEASED. QUEUED returns at once: the request is stored and the holder does it.
+// RELEASED. QUEUED returns at once: the request is stored, and the holder of the lcid or a
+// claim poller does it. A DUPLICATE_REQUEST (ACTIVE or DONE) to an acquire this call sent more
+// than once is QUEUED too (no position): its first attempt stored the request. On a first send
+// it is returned: the requestId was used before.
 //
-// Errors: a handler error (the work was aborted with requeue) is a *HandlerError; a lost lock
-// is a *LockLostError (errors.Is(err, ErrLockLost)), the work is then never completed by this
-// call; a call that failed after its retries returns that error. The report is always set.
-func (c *Client) Run(ctx context.Context, lcid string, handler Handler, opts RunOptions) (*RunReport, error) {
+// Errors: a handler error is a *HandlerError: the work was aborted with requeue and waits at the
+// head of its lcid for a claim poller or the next acquire there (run one: see the README). A
+// lost lock is a *LockLostError (errors.Is(err, ErrLockLost)); the work is then never completed
+// by this call. A call that failed after its retries returns that error. The report is always
+// set, with what was handled until the error.
+func (c *calls) Run(ctx context.Context, lcid string, handler Handler, opts RunOptions) (*RunReport, error) {
 	if opts.RequestID == "" {
 		opts.RequestID = NewRequestID()
 	}
 	if opts.LeaseMs <= 0 {
 		opts.LeaseMs = 30000
 	}
+	report := &RunReport{Lcid: lcid, RequestID: opts.RequestID}
 	req := AcquireRequest{RequestID: opts.RequestID, Payload: opts.Payload, LeaseMs: opts.LeaseMs,
 		TraceParent: opts.TraceParent, TraceState: opts.TraceState}
 	if opts.Take > 1 {
 		req.Take = opts.Take
 	}
-	report := &RunReport{}
-	o, sentAt, err := c.acquire(ctx, lcid, req)
+	submitted := func(o Outcome) {
+		if opts.OnSubmit != nil {
+			opts.OnSubmit(Submitted{Lcid: lcid, RequestID: opts.RequestID, Outcome: o})
+		}
+	}
+	o, rep, err := c.acquire(ctx, lcid, req)
 	if err != nil {
+		var p *ProblemError
+		if rep.uncertain > 0 && errors.As(err, &p) && p.Code == "DUPLICATE_REQUEST" && (p.State == "ACTIVE" || p.State == "DONE") {
+			// An earlier attempt of this very call stored the request and its answer was lost;
+			// another holder took it since (ACTIVE) or already did it (DONE).
+			report.Status = "QUEUED"
+			submitted(nil)
+			return report, nil
+		}
 		return report, err
 	}
-	if opts.OnSubmit != nil {
-		opts.OnSubmit(o)
-	}
+	submitted(o)
 	own := Item{RequestID: opts.RequestID, Attempt: 1}
 	if opts.Payload != nil {
 		if raw, err := marshalRaw(opts.Payload); err == nil {
 			own.Payload = raw
 		}
 	}
-	return report, c.holdLoop(ctx, lcid, o, sentAt, own, handler, opts.LeaseMs, opts.Take, report)
+	err = c.holdLoop(ctx, lcid, o, rep.firstSent, own, handler, opts.LeaseMs, opts.Take, report)
+	for _, id := range report.Handled {
+		if id == opts.RequestID {
+			report.HandledOwn = true
+		}
+	}
+	return report, err
 }
 
-// holdLoop is the holder loop of the protocol from the answer o (sent at sentAt).
-func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt time.Time, own Item,
+func marshalRaw(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+// holdLoop is the holder loop of the protocol from the answer o, whose lease counts from
+// renewed. It records what it does in report (Status, Position, Released, Handled).
+func (c *calls) holdLoop(ctx context.Context, lcid string, o Outcome, renewed time.Time, own Item,
 	handler Handler, leaseMs, take int, report *RunReport) error {
 	for {
 		var work Work
@@ -98,12 +156,12 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 			report.Status, report.Position = "QUEUED", v.Position
 			return nil
 		case *Released:
-			report.Status = "RELEASED"
+			report.Status, report.Released = "RELEASED", v
 			return nil
 		case *Acquired:
 			token, lease = v.Token, pick(v.LeaseMs, leaseMs)
 			// What the service stored, not what this call sent: a repeat keeps the first submission's.
-			own.TraceParent, own.TraceState = v.TraceParent, v.TraceState
+			own.TraceParent, own.TraceState, own.Attempt = v.TraceParent, v.TraceState, v.Attempt
 			work = Work{Lcid: lcid, Fence: v.Fence, Requests: []Item{own}}
 		case *Next:
 			token, lease = v.Token, pick(v.LeaseMs, leaseMs)
@@ -115,8 +173,8 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 		for i, it := range work.Requests {
 			ids[i] = it.RequestID
 		}
-		k := c.startKeeper(ctx, lcid, token, lease, sentAt)
-		hctx, endSpan := c.startWork(k.ctx, &work)
+		k := c.startKeeper(ctx, lcid, token, lease, renewed)
+		hctx, endSpan := c.opts.Tracing.start(k.ctx, workSpan(&work))
 		result, herr := callHandler(hctx, handler, &work)
 		endSpan(herr)
 		if lost := k.stop(); lost != nil {
@@ -128,7 +186,7 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 			_, aerr := c.Abort(actx, lcid, AbortRequest{RequestID: ids[0], Token: token, Requeue: true, Reason: herr.Error()})
 			cancel()
 			if aerr != nil && errors.Is(aerr, ErrLockLost) {
-				return &LockLostError{Lcid: lcid, Cause: aerr}
+				return serviceLockLost(lcid, aerr)
 			}
 			if aerr != nil {
 				c.log.Printf("baton: abort of %s %v after a handler error failed: %v", lcid, ids, aerr)
@@ -154,15 +212,15 @@ func (c *Client) holdLoop(ctx context.Context, lcid string, o Outcome, sentAt ti
 				creq.Completed = append(creq.Completed, Completion{RequestID: id, Result: results[id]})
 			}
 		}
-		next, nsent, err := c.complete(ctx, lcid, creq)
+		next, firstSent, err := c.complete(ctx, lcid, creq)
 		if err != nil {
 			if errors.Is(err, ErrLockLost) {
-				return &LockLostError{Lcid: lcid, Cause: err}
+				return serviceLockLost(lcid, err)
 			}
 			return err
 		}
 		report.Handled = append(report.Handled, ids...)
-		o, sentAt = next, nsent
+		o, renewed = next, firstSent
 	}
 }
 
@@ -171,6 +229,19 @@ func pick(v, dflt int) int {
 		return v
 	}
 	return dflt
+}
+
+// workSpan describes work to the StartWork hook: every request's trace context, never a
+// payload, a result or the token.
+func workSpan(work *Work) WorkSpan {
+	ws := WorkSpan{Lcid: work.Lcid, Fence: work.Fence, BatchSize: len(work.Requests)}
+	if len(work.Requests) > 0 {
+		ws.RequestID = work.Requests[0].RequestID
+	}
+	for _, it := range work.Requests {
+		ws.Links = append(ws.Links, TraceLink{RequestID: it.RequestID, TraceParent: it.TraceParent, TraceState: it.TraceState})
+	}
+	return ws
 }
 
 // callHandler runs the handler, turning a panic into an error so that the work is aborted
@@ -204,7 +275,7 @@ func resultsByID(result any) map[string]any {
 
 // keeper heartbeats one holding in the background and cancels its ctx when the lock is lost.
 type keeper struct {
-	c       *Client
+	c       *calls
 	lcid    string
 	token   string
 	lease   time.Duration
@@ -217,12 +288,12 @@ type keeper struct {
 	lost    error
 }
 
-// startKeeper begins heartbeating a holding renewed at sentAt with the given lease.
-func (c *Client) startKeeper(parent context.Context, lcid, token string, leaseMs int, sentAt time.Time) *keeper {
+// startKeeper begins heartbeating a holding renewed at renewed with the given lease.
+func (c *calls) startKeeper(parent context.Context, lcid, token string, leaseMs int, renewed time.Time) *keeper {
 	ctx, cancel := context.WithCancel(parent)
 	lease := time.Duration(leaseMs) * time.Millisecond
 	k := &keeper{c: c, lcid: lcid, token: token, lease: lease, ctx: ctx, cancel: cancel,
-		quit: make(chan struct{}), done: make(chan struct{}), expires: sentAt.Add(lease)}
+		quit: make(chan struct{}), done: make(chan struct{}), expires: renewed.Add(lease)}
 	go k.loop()
 	return k
 }
@@ -233,6 +304,8 @@ func (k *keeper) loop() {
 	k.mu.Lock()
 	next := k.expires.Add(-k.lease).Add(interval) // lease/3 after the renewal that started it
 	k.mu.Unlock()
+	failures := 0
+	var lastErr error
 	for {
 		k.mu.Lock()
 		expires := k.expires
@@ -253,7 +326,7 @@ func (k *keeper) loop() {
 		case <-t.C:
 		}
 		if !time.Now().Before(expires) {
-			k.markLost(fmt.Errorf("no heartbeat renewed the lease before the holder's deadline"))
+			k.markLost(&LockLostError{Lcid: k.lcid, ByClient: true, Cause: lastErr})
 			return
 		}
 		// Retries of this heartbeat stop at the holder's own deadline.
@@ -273,14 +346,23 @@ func (k *keeper) loop() {
 		default:
 		}
 		if err != nil {
-			if errors.Is(err, ErrLockLost) || !retryable(err) || !time.Now().Before(expires) {
-				k.markLost(err)
+			if errors.Is(err, ErrLockLost) {
+				k.markLost(serviceLockLost(k.lcid, err))
 				return
 			}
-			k.c.log.Printf("baton: heartbeat on %s failed, retrying: %v", k.lcid, err)
-			next = time.Now().Add(k.c.opts.BackoffBase)
+			// Anything else may pass (a stall, a proxy's error page): go on until the deadline.
+			lastErr = err
+			if !time.Now().Before(expires) {
+				k.markLost(&LockLostError{Lcid: k.lcid, ByClient: true, Cause: err})
+				return
+			}
+			k.c.log.Printf("baton: heartbeat on %s failed, retrying until the holder's deadline (%s from now): %v",
+				k.lcid, time.Until(expires).Round(time.Millisecond), err)
+			next = time.Now().Add(k.c.jitter.backoff(failures, k.c.opts.BackoffBase, k.c.opts.BackoffCap, 0))
+			failures++
 			continue
 		}
+		failures, lastErr = 0, nil
 		k.mu.Lock()
 		if a.LeaseMs > 0 {
 			k.lease = time.Duration(a.LeaseMs) * time.Millisecond
@@ -291,12 +373,23 @@ func (k *keeper) loop() {
 	}
 }
 
-func (k *keeper) markLost(cause error) {
+// markLost records the loss, says in the log who decided, and cancels the handler's ctx.
+func (k *keeper) markLost(lost *LockLostError) {
 	k.mu.Lock()
-	if k.lost == nil {
-		k.lost = &LockLostError{Lcid: k.lcid, Cause: cause}
+	first := k.lost == nil
+	if first {
+		k.lost = lost
 	}
 	k.mu.Unlock()
+	if first {
+		if lost.ByClient {
+			k.c.log.Printf("baton: warning: lock lost on %s, detected by the client: its lease deadline passed with no renewal; "+
+				"the handler is cancelled and nothing is completed", k.lcid)
+		} else {
+			k.c.log.Printf("baton: warning: lock lost on %s: the service answered LOCK_LOST; the handler is cancelled "+
+				"and nothing is completed", k.lcid)
+		}
+	}
 	k.cancel()
 }
 
@@ -310,10 +403,16 @@ func (k *keeper) stop() error {
 	}
 	<-k.done
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.lost == nil && !time.Now().Before(k.expires) {
-		k.lost = &LockLostError{Lcid: k.lcid, Cause: fmt.Errorf("the lease ran out before the work was done")}
+	expired := k.lost == nil && !time.Now().Before(k.expires)
+	k.mu.Unlock()
+	if expired {
+		k.markLost(&LockLostError{Lcid: k.lcid, ByClient: true})
 	}
 	k.cancel()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lost == nil {
+		return nil
+	}
 	return k.lost
 }

@@ -1,5 +1,8 @@
 package baton
 
+// LockAll: wait-mode turns on several lcids in one global order (part of wait mode, with
+// wait.go).
+
 import (
 	"context"
 	"errors"
@@ -21,13 +24,18 @@ type LockAllHandler func(ctx context.Context, fences map[string]int64) error
 
 // LockAll takes a wait-mode turn on each lcid (duplicates removed) in sorted byte order, one
 // global order so that two callers never wait for each other in a cycle, holds them all with
-// heartbeats, runs handler with every fence, and completes the turns in reverse order. On any
-// failure (a turn not had in time, the handler's error, a lost lock) it aborts, without
-// requeue, the turns it holds (the one it waited for is withdrawn) and returns the error.
+// heartbeats, runs handler with every fence, and completes the turns in reverse order. It gives
+// up as a whole on any failure (a turn not had in time, a failed call, the handler's error, a
+// lost lock): it aborts, without requeue, the turns it holds, withdraws the one it waited for,
+// and returns the error.
 //
 // Each lock is still its own: nothing is atomic across lcids. Make the writes to all entities
 // in one database transaction fenced with every fence, or make them safe to redo.
-func (c *Client) LockAll(ctx context.Context, lcids []string, handler LockAllHandler, opts LockAllOptions) error {
+//
+// Handoff requests (Run) on the same lcids queue like everyone else's: after a turn, one at the
+// head waits for a claim poller, and every later LockAll waits behind it. Run a claim poller
+// (RunClaims) when LockAll and Run share lcids.
+func (c *calls) LockAll(ctx context.Context, lcids []string, handler LockAllHandler, opts LockAllOptions) error {
 	seen := map[string]bool{}
 	var order []string
 	for _, l := range lcids {
@@ -62,8 +70,13 @@ func (c *Client) LockAll(ctx context.Context, lcids []string, handler LockAllHan
 				return &TimeoutError{Op: "LockAll", Lcid: l}
 			}
 		}
-		t, err := c.AwaitTurn(ctx, l, "", nil, opts.LeaseMs, left)
+		id := NewRequestID()
+		t, err := c.AwaitTurn(ctx, l, id, nil, opts.LeaseMs, left)
 		if err != nil {
+			if !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+				// AwaitTurn keeps a wait's place on a failed call; LockAll gives up as a whole.
+				c.withdrawWait(l, AcquireRequest{RequestID: id, LeaseMs: opts.LeaseMs, Mode: "wait"}, "lock_all failed")
+			}
 			release()
 			return err
 		}

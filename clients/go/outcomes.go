@@ -1,5 +1,7 @@
 package baton
 
+// The answers of the calls: outcomes and views (part of the calls, with calls.go).
+
 import (
 	"encoding/json"
 	"fmt"
@@ -21,6 +23,10 @@ type Acquired struct {
 	Fence     int64  `json:"fence"`
 	LeaseMs   int    `json:"leaseMs"`
 	ExpiresAt string `json:"expiresAt"`
+	// Attempt: which attempt of the request this grant is for (protocol v1.2): 1 for a fresh
+	// grant, more for a wait request's turn that is being redone. 1 when the service sends
+	// none (an older service, or a heartbeat's answer).
+	Attempt int `json:"attempt"`
 	// TraceParent and TraceState: the W3C trace context the request was submitted with ("" when
 	// none). A heartbeat's answer never carries them.
 	TraceParent string `json:"traceparent,omitempty"`
@@ -103,6 +109,9 @@ func parseOutcome(status int, body []byte) (Outcome, error) {
 	}
 	if err := json.Unmarshal(body, o); err != nil {
 		return nil, &UnexpectedResponseError{Status: status, Body: string(body), Reason: err.Error()}
+	}
+	if a, ok := o.(*Acquired); ok && a.Attempt < 1 {
+		a.Attempt = 1
 	}
 	return o, nil
 }

@@ -1,5 +1,7 @@
 package baton
 
+// The trace context hooks (part of the transport: Options carries them). Uses no other part.
+
 import "context"
 
 // WorkSpanName is the name to give the span of the holder's work (see Tracing.StartWork).
@@ -54,15 +56,14 @@ func WithTraceContext(ctx context.Context, traceparent, tracestate string) conte
 	return context.WithValue(ctx, traceKey{}, traceContext{traceparent, tracestate})
 }
 
-// outgoingTrace is the trace context an acquire sends: the call's own, else ctx's, else the
-// Inject hook's. A tracestate without a traceparent is dropped (the service would too).
-func (c *Client) outgoingTrace(ctx context.Context, r AcquireRequest) (string, string) {
-	tp, ts := r.TraceParent, r.TraceState
+// outgoing is the trace context an acquire sends: the call's own (tp, ts), else ctx's, else
+// the Inject hook's. A tracestate without a traceparent is dropped (the service would too).
+func (tr Tracing) outgoing(ctx context.Context, tp, ts string) (string, string) {
 	if tp == "" {
 		if v, ok := ctx.Value(traceKey{}).(traceContext); ok {
 			tp, ts = v.parent, v.state
-		} else if c.opts.Tracing.Inject != nil {
-			tp, ts = c.opts.Tracing.Inject(ctx)
+		} else if tr.Inject != nil {
+			tp, ts = tr.Inject(ctx)
 		}
 	}
 	if tp == "" {
@@ -71,22 +72,21 @@ func (c *Client) outgoingTrace(ctx context.Context, r AcquireRequest) (string, s
 	return tp, ts
 }
 
-// startWork calls the StartWork hook for work, if there is one; the returned end is never nil.
-func (c *Client) startWork(ctx context.Context, work *Work) (context.Context, func(error)) {
+// start calls the StartWork hook, if there is one; the returned end is never nil. Only links
+// with a valid traceparent reach the hook.
+func (tr Tracing) start(ctx context.Context, ws WorkSpan) (context.Context, func(error)) {
 	noop := func(error) {}
-	if c.opts.Tracing.StartWork == nil {
+	if tr.StartWork == nil {
 		return ctx, noop
 	}
-	ws := WorkSpan{Lcid: work.Lcid, Fence: work.Fence, BatchSize: len(work.Requests)}
-	if len(work.Requests) > 0 {
-		ws.RequestID = work.Requests[0].RequestID
-	}
-	for _, it := range work.Requests {
-		if validTraceParent(it.TraceParent) {
-			ws.Links = append(ws.Links, TraceLink{RequestID: it.RequestID, TraceParent: it.TraceParent, TraceState: it.TraceState})
+	valid := ws.Links[:0:0]
+	for _, l := range ws.Links {
+		if validTraceParent(l.TraceParent) {
+			valid = append(valid, l)
 		}
 	}
-	hctx, end := c.opts.Tracing.StartWork(ctx, ws)
+	ws.Links = valid
+	hctx, end := tr.StartWork(ctx, ws)
 	if hctx == nil {
 		hctx = ctx
 	}

@@ -1,7 +1,8 @@
 package baton
 
-// Unit tests of the transport rules against local stubs (allowed for transport behaviour
-// only): retries, backoff, Retry-After, deadlines, non-JSON answers, typed errors, the token file.
+// Unit tests against local stubs of the transport and the retries: backoff, Retry-After,
+// deadlines, the retry warning, non-JSON answers, typed errors, the token file, the trace
+// context. The holder, wait mode and the claim poller have test files of their own.
 
 import (
 	"bytes"
@@ -157,6 +158,65 @@ func TestUnit_TransportErrorIsTyped(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) {
 		t.Fatalf("want a TransportError, got %#v", err)
+	}
+	// A wrong URL is seen in the message: the host and port it could not reach.
+	host := strings.TrimPrefix(url, "http://")
+	if te.Host != host || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("host %q, message %q", te.Host, err)
+	}
+}
+
+func TestUnit_HostPort(t *testing.T) {
+	for base, want := range map[string]string{
+		"http://baton.internal":        "baton.internal:80",
+		"https://baton.example.com/":   "baton.example.com:443",
+		"http://127.0.0.1:8081":        "127.0.0.1:8081",
+		"http://[::1]:9000/prefix":     "[::1]:9000",
+		"http://user:secret@host:8080": "host:8080",
+	} {
+		if got := hostPort(base); got != want {
+			t.Errorf("hostPort(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+// One warning per call, after its third failed attempt: method, path, host:port, the last
+// error, that it goes on; never the key.
+func TestUnit_RetryWarningOncePerCall(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	failures := int32(5)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if atomic.AddInt32(&failures, -1) >= 0 {
+			problem(w, 503, "BACKEND_UNAVAILABLE", "")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"lcid":"L","held":false,"queueLength":0}`)
+	}))
+	defer srv.Close()
+	c := New(srv.URL, Options{APIKey: "secret-key-42", BackoffBase: time.Millisecond, Logger: log.New(lockedWriter{&mu, &logs}, "", 0)})
+	if _, err := c.Lock(context.Background(), "L"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "warning") || !strings.Contains(out, "GET /v1/locks/L ") ||
+		!strings.Contains(out, host) || !strings.Contains(out, "failed 3 times") || !strings.Contains(out, "503 BACKEND_UNAVAILABLE") ||
+		!strings.Contains(out, "until its deadline") || strings.Contains(out, "secret-key-42") {
+		t.Fatalf("log %q", out)
+	}
+	// Two failed attempts: no warning.
+	atomic.StoreInt32(&failures, 2)
+	if _, err := c.Lock(context.Background(), "L"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logs.String() != out {
+		t.Fatalf("a call that failed twice warned: %q", logs.String()[len(out):])
 	}
 }
 
@@ -452,7 +512,7 @@ func TestUnit_StartWorkHookInClaims(t *testing.T) {
 		return context.WithValue(ctx, spanKey{}, "claim"), func(error) { close(stop) }
 	}
 	var inHandler any
-	err := c.RunClaims(context.Background(), func(ctx context.Context, w *Work) (any, error) {
+	_, err := c.RunClaims(context.Background(), func(ctx context.Context, w *Work) (any, error) {
 		inHandler = ctx.Value(spanKey{})
 		return nil, nil
 	}, ClaimOptions{Stop: stop})
@@ -695,7 +755,7 @@ func TestUnit_TokenFileAndAPIKeyExclusive(t *testing.T) {
 	if _, err := c.Lock(context.Background(), "L"); err != c.Err() {
 		t.Fatalf("a call: %v", err)
 	}
-	if err := c.RunClaims(context.Background(), func(context.Context, *Work) (any, error) { return nil, nil }, ClaimOptions{}); err != c.Err() {
+	if _, err := c.RunClaims(context.Background(), func(context.Context, *Work) (any, error) { return nil, nil }, ClaimOptions{}); err != c.Err() {
 		t.Fatalf("the claim poller: %v", err)
 	}
 	if _, err := c.Run(context.Background(), "L", func(context.Context, *Work) (any, error) { return nil, nil }, RunOptions{}); err != c.Err() {

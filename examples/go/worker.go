@@ -171,7 +171,9 @@ func handoffMode(client *baton.Client, db *database, a args, rng *rand.Rand) {
 		sentAt := time.Now()
 		_, err := client.Run(context.Background(), lcid, handler(db, a.name), baton.RunOptions{
 			RequestID: requestID, Payload: newPayload(i, rng), LeaseMs: a.leaseMs, Take: a.take,
-			OnSubmit: func(baton.Outcome) { logSubmitted(a, lcid, requestID, sentAt) },
+			// Called once Baton acknowledged the request as stored, also when an acquire retried
+			// after a lost answer found it taken by another holder since (Outcome nil).
+			OnSubmit: func(baton.Submitted) { logSubmitted(a, lcid, requestID, sentAt) },
 		})
 		switch {
 		case err == nil:
@@ -181,7 +183,8 @@ func handoffMode(client *baton.Client, db *database, a args, rng *rand.Rand) {
 			fmt.Printf("%s: %s: %v\n", a.name, requestID, err)
 		}
 	}
-	// Work this submitter leaves orphaned (a lock it lost) is done by the claim workers.
+	// Work this submitter leaves behind (a handler error, a lock it lost) waits at the head of
+	// its lcid with no holder: the claim workers (--claims) do it.
 	fmt.Printf("%s: submitted %d\n", a.name, a.count)
 }
 
@@ -227,11 +230,12 @@ func claimPoller(client *baton.Client, db *database, a args) {
 	if a.claimSeconds > 0 {
 		time.AfterFunc(time.Duration(a.claimSeconds*float64(time.Second)), func() { once.Do(func() { close(stop) }) })
 	}
-	claimed := 0
-	client.RunClaims(context.Background(), handler(db, a.name), baton.ClaimOptions{
+	rep, err := client.RunClaims(context.Background(), handler(db, a.name), baton.ClaimOptions{
 		LcidPrefix: a.lcidPrefix, LeaseMs: a.leaseMs, Take: a.take, Stop: stop,
-		OnClaim: func(*baton.Next) { claimed++ },
 		OnError: func(err error) { fmt.Printf("%s: %v\n", a.name, err) },
 	})
-	fmt.Printf("%s: claimed work on %d lcids\n", a.name, claimed)
+	if err != nil {
+		fmt.Printf("%s: claim poller: %v\n", a.name, err)
+	}
+	fmt.Printf("%s: claimed work on %d lcids, handled %d requests, %d errors\n", a.name, rep.Claims, rep.Handled, rep.Failed)
 }

@@ -3,12 +3,17 @@
 // Build the client first: (cd clients/typescript && npm ci && npm run build). This folder's
 // package.json makes this file an ES module.
 //
-// It submits requests for some lcids and runs the holder loop: work on what it is given (its own
-// request, or the queued ones it is handed), passing the fence to the database, then complete,
-// which hands it the next queued request. The client heartbeats in the background during long
-// work, retries every call through 429, 503 and connection errors with the same body (safe: every
-// call is idempotent by requestId and token), and aborts `work.signal` when the lock is lost (the
-// request is redelivered). QUEUED means another holder will do the work.
+// It submits requests for some lcids with client.run, which runs the holder loop: work on what it
+// is given (its own request, or the queued ones it is handed), passing the fence to the database,
+// then complete, which hands it the next queued request. The client heartbeats in the background
+// during long work, retries every call through 429, 503 and connection errors with the same body
+// (safe: every call is idempotent by requestId and token), and aborts `work.signal` when the lock
+// is lost (the request goes back to its lcid's queue with no holder). QUEUED means the request is
+// stored and another holder does it. onSubmit records each request the moment Baton acknowledged it.
+//
+// Work nobody holds (a lock lost, a holder that died) is done only when someone comes for its lcid:
+// a deployment that submits with run also runs claim workers (--claims) for its lcids
+// (docs/claims-and-dead-letters.md#who-rescues-what); examples/e2e/run starts them first.
 //
 // With --take=N (protocol v1.1 batch handoff) a holder is handed up to N queued requests at once,
 // under one fence, and finishes them with one complete: fewer round trips on a hot lcid.
@@ -24,6 +29,8 @@
 // It claims; on work it runs the holder loop and claims again at once; on 204 it waits 200 ms to
 // 1 s (jitter) and claims again, until SIGTERM or --claim-seconds. It never drains until 204 and
 // stops: work becomes claimable after the call that orphaned it, so such a drain leaves work behind.
+// SIGTERM ends a claim in flight at once (also one retrying through an outage); the work in hand is
+// finished first. It then prints what it did: claims with work, requests handled, failures.
 //
 //   node worker.js --url=http://localhost:8080 --lcids=order-1,order-2 --count=20 --name=node
 //   node worker.js --take=8 ...                    (batch handoff)
@@ -63,6 +70,8 @@ function dbWrite(lcid, requestId, fence, batch = 1) {
 function recordSubmitted(lcid, requestId, sentAt) {
   appendFileSync(submittedPath, `${JSON.stringify({ lcid, requestId, sentAt, ackedAt: Date.now() / 1000 })}\n`);
 }
+
+const logLine = (message) => console.error(`${name}: ${message}`);
 
 // Resolves after ms, or early when signal aborts (the lock is gone).
 function pause(ms, signal) {
@@ -140,31 +149,31 @@ async function claimPoller() {
   process.on('SIGTERM', () => stop.abort());
   const seconds = Number(args['claim-seconds'] || 0);
   if (seconds > 0) setTimeout(() => stop.abort(), seconds * 1000).unref();
-  const claimed = await client.runClaims(handler, {
+  const report = await client.runClaims(handler, {
     lcidPrefix: args['lcid-prefix'] || undefined, leaseMs, take, signal: stop.signal,
+    // Failed claims, handler errors and lost locks: the poller goes on after each.
+    onError: (error) => logLine(`claim poller: ${error.message}`),
   });
-  console.log(`${name}: claimed work on ${claimed} lcids`);
+  console.log(`${name}: claim poller stopped: ${report.claims} claims with work, ${report.handled} requests handled, `
+    + `${report.failed} failures`);
 }
 
 async function handoffMode(lcids, count) {
   for (let i = 0; i < count; i++) {
     const { lcid, requestId, payload } = newRequest(i, lcids);
     const sentAt = Date.now() / 1000;
-    let answer;
     try {
-      answer = await client.acquire(lcid, { requestId, payload, leaseMs, take });
-    } catch (refused) {
-      if (!(refused instanceof ProblemError)) throw refused;
-      console.log(`${name}: ${requestId} refused: ${refused.message}`);
-      continue;
-    }
-    recordSubmitted(lcid, requestId, sentAt);
-    if (answer.status === 'QUEUED') continue; // stored: the holder does it
-    try {
-      await client.hold(answer, handler, { payload: answer.status === 'ACQUIRED' ? payload : undefined, take });
+      // onSubmit: once, when Baton acknowledged the request as stored (QUEUED, ACQUIRED, NEXT, or
+      // stored by an attempt whose answer was lost), before any handler runs.
+      await client.run(lcid, handler, { requestId, payload, leaseMs, take, onSubmit: () => recordSubmitted(lcid, requestId, sentAt) });
     } catch (error) {
-      if (!(error instanceof LockLostError)) throw error;
-      console.log(`${name}: lock lost on ${lcid} (${error.message}); the request will be redelivered`);
+      if (error instanceof LockLostError) {
+        console.log(`${name}: lock lost on ${lcid} (${error.message}); a claim worker or the next holder does the rest`);
+      } else if (error instanceof ProblemError) {
+        console.log(`${name}: ${requestId}: ${error.message} (handled before: ${error.report?.handled.join(', ') || 'none'})`);
+      } else {
+        throw error;
+      }
     }
   }
   // Work this submitter leaves orphaned (a lock it lost) is done by the claim workers (--claims).

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """A Baton worker on the official Python client (clients/python, standard library only).
 
-It submits requests for some lcids and runs the holder loop: work on what it is given (its own
-request, or the queued ones it is handed), passing the fence to the database, then complete,
-which hands it the next queued request. The client heartbeats in the background during long
-work, retries every call through 429, 503 and connection errors with the same body (safe: every
-call is idempotent by requestId and token), and cancels the work when the lock is lost (the
-request is redelivered). QUEUED means another holder will do the work.
+It submits requests for some lcids with Client.run, which runs the holder loop: work on what it
+is given (its own request, or the queued ones it is handed), passing the fence to the database,
+then complete, which hands it the next queued request. The client heartbeats in the background
+during long work, retries every call through 429, 503 and connection errors with the same body
+(safe: every call is idempotent by requestId and token), and cancels the work when the lock is
+lost (the request is redelivered). QUEUED means another holder will do the work. Each request is
+journaled (--submitted) from run's on_submit, the moment Baton acknowledged it as stored.
+
+Work that nobody holds (a lock this worker lost, a handler that failed) is done by claim workers:
+run one (--claims) for the same lcids, as examples/e2e does.
 
 With --take N (protocol v1.1 batch handoff) a holder is handed up to N queued requests at once,
 under one fence, and finishes them with one complete: fewer round trips on a hot lcid.
@@ -15,7 +19,8 @@ With --mode wait (protocol v1.1) it is a service that can do only its own kind o
 payment service, say, next to a stock service on the same orders): each request is submitted as
 `wait`, keeps its place in the lcid's FIFO queue, and this worker long-polls for its turn
 (Client.await_turn), does it and completes it. Another service's holder is never handed its
-requests.
+requests. If waiting fails (Baton unreachable past the retry deadline), the request keeps its
+place and the worker waits again with the same requestId.
 
 With --claims it is a claim worker: the client's continuous claim poller (Client.run_claims) does
 orphaned work (requests whose holder aborted or died) of the lcids that start with --lcid-prefix.
@@ -41,7 +46,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 
-from baton import Acquired, Client, LockLostError, ProblemError, Queued, Released  # noqa: E402
+from baton import (BackendUnavailableError, Client, InternalServerError, LockLostError, ProblemError,  # noqa: E402
+                   Released, TransportError, UnexpectedResponseError)
 
 # A worker outlives outages: one call keeps retrying for two minutes before it gives up.
 RETRY_SECONDS = 120
@@ -87,6 +93,15 @@ def handler_for(db, name):
     return handler
 
 
+def journal(path, sent_at):
+    """run's on_submit: records the request the moment Baton acknowledged it as stored."""
+    def submitted(lcid, request_id, outcome):
+        with open(path, "a") as out:
+            out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
+                                  "ackedAt": time.time()}) + "\n")
+    return submitted
+
+
 def wait_mode(client, db, args):
     """Submit (QUEUED or ACQUIRED at once), then await the turn, work, complete."""
     lcids = args.lcids.split(",")
@@ -103,12 +118,11 @@ def wait_mode(client, db, args):
         with open(args.submitted, "a") as out:
             out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
                                   "ackedAt": time.time()}) + "\n")
-        try:
-            # Repeats the same acquire as long-polls; an ACQUIRED repeat is the same grant.
-            turn = client.await_turn(lcid, request_id, payload, lease_ms=args.lease_ms)
-        except ProblemError as error:
-            print(f"{args.name}: {request_id} did not get its turn: {error}")
+        turn = await_turn(client, args, lcid, request_id, payload)
+        if turn is None:
             continue
+        if turn.attempt > 1:
+            print(f"{args.name}: {request_id} is redone (attempt {turn.attempt})")
         try:
             do_request(db, lcid, request_id, payload, turn.fence, args.name, turn.cancelled, turn.check)
             done = turn.complete({"by": args.name})
@@ -119,6 +133,20 @@ def wait_mode(client, db, args):
     print(f"{args.name}: submitted {args.count} (wait mode)")
 
 
+def await_turn(client, args, lcid, request_id, payload):
+    """The turn of a submitted wait request. A failure of the wait itself leaves the request in its
+    place (the client withdraws only when the caller gives up): wait again for the same one."""
+    while True:
+        try:
+            # Repeats the same acquire as long-polls; an ACQUIRED repeat is the same grant.
+            return client.await_turn(lcid, request_id, payload, lease_ms=args.lease_ms)
+        except (TransportError, BackendUnavailableError, InternalServerError, UnexpectedResponseError) as error:
+            print(f"{args.name}: waiting for {request_id} failed ({error}); waiting again in its place")
+        except ProblemError as error:
+            print(f"{args.name}: {request_id} did not get its turn: {error}")
+            return None
+
+
 def claim_poller(client, db, args):
     """The client's continuous claim poller, until SIGTERM (after the work in hand) or --claim-seconds."""
     stop = threading.Event()
@@ -127,9 +155,11 @@ def claim_poller(client, db, args):
         timer = threading.Timer(args.claim_seconds, stop.set)
         timer.daemon = True
         timer.start()
-    claimed = client.run_claims(handler_for(db, args.name), lcid_prefix=args.lcid_prefix, lease_ms=args.lease_ms,
-                                take=args.take, stop=stop)
-    print(f"{args.name}: claimed work on {claimed} lcids")
+    # A failed claim or a failed handler is logged by the client (on_error's default) and polling goes on.
+    report = client.run_claims(handler_for(db, args.name), lcid_prefix=args.lcid_prefix, lease_ms=args.lease_ms,
+                               take=args.take, stop=stop)
+    print(f"{args.name}: claimed work {report.claims} times, handled {report.handled} requests, "
+          f"{report.failed} failures")
 
 
 def main():
@@ -164,21 +194,15 @@ def main():
         request_id = f"{args.name}-{i}"
         # Every tenth request is long work that needs heartbeats.
         payload = {"workMs": 1500 if i % 10 == 9 else random.randint(1, 10), "n": i}
-        sent_at = time.time()
         try:
-            answer = client.acquire(lcid, request_id, payload, lease_ms=args.lease_ms, take=args.take)
-        except ProblemError as refused:
-            print(f"{args.name}: {request_id} refused: {refused}")
-            continue
-        with open(args.submitted, "a") as out:
-            out.write(json.dumps({"lcid": lcid, "requestId": request_id, "sentAt": sent_at,
-                                  "ackedAt": time.time()}) + "\n")
-        if isinstance(answer, Queued):
-            continue  # stored: the holder does it
-        try:
-            client.hold(answer, handler, payload=payload if isinstance(answer, Acquired) else None, take=args.take)
+            client.run(lcid, handler, request_id=request_id, payload=payload, lease_ms=args.lease_ms, take=args.take,
+                       on_submit=journal(args.submitted, time.time()))
         except LockLostError as lost:
-            print(f"{args.name}: lock lost on {lcid} ({lost}); the request will be redelivered")
+            who = "this client's lease deadline passed" if lost.by_client else "Baton answered LOCK_LOST"
+            print(f"{args.name}: lock lost on {lcid} ({who}: {lost}); handled before: {lost.report.handled}; "
+                  f"the request will be redelivered")
+        except ProblemError as error:
+            print(f"{args.name}: {request_id} failed: {error}")
     # Work this submitter leaves orphaned (a lock it lost) is done by the claim workers (--claims).
     print(f"{args.name}: submitted {args.count}")
 

@@ -16,7 +16,7 @@ import logging
 import re
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
-from . import __version__ as _version
+from ._version import __version__ as _version
 
 log = logging.getLogger("baton")
 

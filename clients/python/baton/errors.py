@@ -32,11 +32,16 @@ class BatonError(Exception):
 
 
 class TransportError(BatonError):
-    """No answer: connection refused or reset, or the read timed out. ``cause`` is the OS error."""
+    """No answer: connection refused or reset, or the read timed out. ``cause`` is the OS error;
+    ``host`` and ``port`` the service it could not reach, also named by the message
+    (``connection refused: 127.0.0.1:8081 (GET /v1/locks/L)``), so that a wrong URL shows at once."""
 
-    def __init__(self, message: str, cause: Optional[BaseException] = None) -> None:
+    def __init__(self, message: str, cause: Optional[BaseException] = None, host: Optional[str] = None,
+                 port: Optional[int] = None) -> None:
         super().__init__(message)
         self.cause = cause
+        self.host = host
+        self.port = port
 
 
 class UnexpectedResponseError(BatonError):
@@ -103,13 +108,23 @@ class NotAcceptableError(ProblemError):
 class LockLostError(ProblemError):
     """The holder no longer holds the lock: stop working and writing; the request is not lost.
 
-    Raised for a 409 LOCK_LOST answer, and also by the client itself (``status`` None) when the
-    holder's own lease deadline passed without a renewal.
+    Who decided is told apart. ``by_client`` False: the service answered 409 LOCK_LOST (``status``
+    409, ``body`` its problem). ``by_client`` True: this client decided, because its own lease
+    deadline passed with no renewal (the service could not be reached or did not answer in
+    time); ``status`` is None and the message says so.
     """
+
+    def __init__(self, status: Optional[int], body: Mapping[str, Any],
+                 retry_after: Optional[float] = None, *, by_client: bool = False) -> None:
+        super().__init__(status, body, retry_after)
+        self.by_client = by_client
 
     @classmethod
     def local(cls, lcid: str, detail: str) -> "LockLostError":
-        return cls(None, {"code": "LOCK_LOST", "title": "Lock lost", "detail": f"{lcid}: {detail}"})
+        """The client's own decision: no renewal before its deadline (no answer of the service)."""
+        return cls(None, {"code": "LOCK_LOST", "title": "Lock lost",
+                          "detail": f"{lcid}: {detail} (decided by this client, not by an answer of the service)"},
+                   by_client=True)
 
 
 class _StateProblem(ProblemError):
@@ -134,7 +149,7 @@ class NotQueuedError(_StateProblem):
 
 
 class NotDeadError(_StateProblem):
-    """409 NOT_DEAD: a redrive of a request that is not DEAD (a repeated redrive lands here)."""
+    """409 NOT_DEAD: a retry of a dead letter that is not DEAD (a repeated retry lands here)."""
 
 
 class BatchMismatchError(ProblemError):

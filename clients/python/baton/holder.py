@@ -1,4 +1,5 @@
-"""The holder side: the background heartbeat that keeps a lease, and what a handler is given.
+"""The holder: ``run`` (submit, and be the holder while this call holds the lock), ``hold``,
+the background heartbeat that keeps a lease, and what a handler is given.
 
 The holder keeps its own lease deadline (docs/protocol.md, "Lease sizing"): the monotonic send
 time of its last successful renewal (the acquire, complete, claim or heartbeat that gave it the
@@ -6,31 +7,46 @@ lock or its current request) plus the lease. It does not trust ``expiresAt``: th
 clock, and a holder that cannot reach Baton cannot learn that its lease ran out. When that
 deadline passes without a renewal, or a heartbeat answers LOCK_LOST, the handler is cancelled and
 the client never completes for it: another holder may already be doing the work.
+
+Built on the calls only (``calls.py``); wait mode and the claim poller build on this.
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from .errors import BatonError, LockLostError
-from .outcomes import Acquired, Item, Outcome, Released
+from . import _tracing
+from .calls import Calls, new_request_id
+from .errors import BatonError, DuplicateRequestError, LockLostError, UnexpectedResponseError
+from .outcomes import Acquired, Item, Next, Outcome, Queued, Released, RunReport
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
-
-__all__ = ["Work", "Turn", "LockAllWork"]
+__all__ = ["Work", "Handler", "OnSubmit", "run", "hold"]
 
 log = logging.getLogger("baton")
+
+Handler = Callable[["Work"], Any]
+#: ``on_submit(lcid, request_id, outcome)``: the acquire's answer (Acquired, Next or Queued), or
+#: None when a retried acquire found its request already taken by another holder.
+OnSubmit = Callable[[str, str, Optional[Outcome]], Any]
+
+
+def _log_lost(lcid: str, error: LockLostError) -> None:
+    if error.by_client:
+        log.warning("baton: lock lost on %s, decided by this client (no renewal before its own lease deadline): %s",
+                    lcid, error)
+    else:
+        log.warning("baton: lock lost on %s, the service answered LOCK_LOST: %s", lcid, error)
 
 
 class _Lease:
     """One holding's lease: heartbeats every lease/3 on a daemon thread until stopped or lost."""
 
-    def __init__(self, client: "Client", lcid: str, token: str, lease_ms: int, sent_at: float,
+    def __init__(self, calls: Calls, lcid: str, token: str, lease_ms: int, sent_at: float,
                  also_cancel: Sequence[threading.Event] = ()) -> None:
-        self._client = client
+        self._calls = calls
         self.lcid = lcid
         self._token = token
         self._lease_s = lease_ms / 1000.0
@@ -58,7 +74,7 @@ class _Lease:
             if self._stopped or self.lost is not None:
                 return
             self.lost = error
-        log.warning("baton: lock lost on %s: %s", self.lcid, error)
+        _log_lost(self.lcid, error)
         self.cancelled.set()
         for event in self._also_cancel:
             event.set()
@@ -79,7 +95,7 @@ class _Lease:
             if now < next_at:
                 continue
             try:
-                answer = self._client._heartbeat_until(self.lcid, self._token, deadline)
+                answer = self._calls._heartbeat_until(self.lcid, self._token, deadline)
             except LockLostError as error:
                 self._lose(error)
                 return
@@ -107,6 +123,7 @@ class _Lease:
             self._stopped = True
         self._wake.set()
         if lost_now:
+            _log_lost(self.lcid, self.lost)  # type: ignore[arg-type]
             self.cancelled.set()
             for event in self._also_cancel:
                 event.set()
@@ -155,88 +172,120 @@ class Work:
         return f"Work(lcid={self.lcid!r}, fence={self.fence}, requests={self.requests!r})"
 
 
-class Turn:
-    """A wait-mode request's turn, picked up and heartbeated in the background.
-
-    Finish it with ``complete(result)`` or ``abort(requeue=..., reason=...)``. Used as a context
-    manager it completes (without result) on a normal exit and aborts (no requeue) on an error.
-    """
-
-    def __init__(self, client: "Client", acquired: Acquired, payload: Any, lease: _Lease) -> None:
-        self._client = client
-        self._token = acquired.token
-        self._lease = lease
-        self.lcid = acquired.lcid
-        self.request_id = acquired.request_id
-        self.fence = acquired.fence
-        self.lease_ms = acquired.lease_ms
-        self.payload = payload
-        self.traceparent = acquired.traceparent
-        self.tracestate = acquired.tracestate
-        self.cancelled: threading.Event = lease.cancelled
-        self.finished = False
-
-    def check(self) -> None:
-        if self.cancelled.is_set():
-            raise self._lease.lost or LockLostError.local(self.lcid, "cancelled")
-
-    @property
-    def deadline(self) -> float:
-        return self._lease.deadline
-
-    def complete(self, result: Any = None, take: Optional[int] = None) -> Outcome:
-        """Completes the request. RELEASED (maybe ``passed_to`` the next waiter); with ``take``
-        the holder may be handed queued handoff requests (NEXT), which it must then do."""
-        lost = self._lease.stop()
-        self.finished = True
-        if lost is not None:
-            raise lost
-        return self._client.complete(self.lcid, self._token, self.request_id, result=result, take=take)
-
-    def abort(self, requeue: bool = False, reason: Optional[str] = None) -> Released:
-        """Gives the turn up: ABORTED, or with requeue back at the head with attempt + 1."""
-        self._lease.stop()
-        self.finished = True
-        return self._client.abort(self.lcid, self._token, self.request_id, requeue=requeue, reason=reason)
-
-    def __enter__(self) -> "Turn":
-        return self
-
-    def __exit__(self, kind: Any, error: Any, tb: Any) -> None:
-        if self.finished:
-            return
-        if error is None:
-            self.complete()
-        else:
-            try:
-                self.abort(reason=_reason(error))
-            except BatonError as failure:
-                log.warning("baton: abort of %s on %s failed: %s", self.request_id, self.lcid, failure)
-
-    def __repr__(self) -> str:
-        return f"Turn(lcid={self.lcid!r}, request_id={self.request_id!r}, fence={self.fence})"
-
-
-class LockAllWork:
-    """What a ``lock_all`` handler gets: every lcid's fence, and one cancellation for all."""
-
-    def __init__(self, turns: List[Turn], cancelled: threading.Event) -> None:
-        self.fences: Dict[str, int] = {t.lcid: t.fence for t in turns}
-        self.turns = list(turns)
-        self.cancelled = cancelled
-
-    def check(self) -> None:
-        if self.cancelled.is_set():
-            for turn in self.turns:
-                if turn._lease.lost is not None:
-                    raise turn._lease.lost
-            raise LockLostError.local(",".join(self.fences), "cancelled")
-
-    def __repr__(self) -> str:
-        return f"LockAllWork(fences={self.fences!r})"
-
-
 def _reason(error: BaseException) -> str:
     """The abort reason for a handler's error: its message (or type), cut to the 1024 allowed."""
     text = str(error) or type(error).__name__
     return text[:1024]
+
+
+def _attach(error: BaseException, report: RunReport) -> None:
+    """A failed run keeps its report: whatever it raises carries what was handled until then."""
+    try:
+        error.report = report  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an exception type that takes no attributes: nothing to keep it on
+        pass
+
+
+def run(calls: Calls, lcid: str, handler: Handler, *, request_id: Optional[str] = None, payload: Any = None,
+        lease_ms: Optional[int] = None, take: Optional[int] = None, traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None, on_submit: Optional[OnSubmit] = None) -> RunReport:
+    """``Client.run``: submits a request and, whenever this call holds the lock, does the queue's
+    work until RELEASED. See ``Client.run``."""
+    rid = request_id or new_request_id()
+    handled: List[str] = []
+    try:
+        try:
+            outcome = calls.acquire(lcid, rid, payload, lease_ms=lease_ms, take=take, traceparent=traceparent,
+                                    tracestate=tracestate)
+        except DuplicateRequestError as error:
+            # An earlier attempt of this very call was stored (its answer was lost to a timeout, a
+            # dropped connection or a 503) and another holder has taken the request since: that
+            # is QUEUED, done. On a first send the requestId was simply used before: raised.
+            if error.attempts > 1 and error.state in ("ACTIVE", "DONE"):
+                if on_submit is not None:
+                    on_submit(lcid, rid, None)
+                return RunReport("QUEUED", lcid, rid)
+            raise
+        if isinstance(outcome, Queued):
+            if on_submit is not None:
+                on_submit(lcid, rid, outcome)
+            return RunReport("QUEUED", lcid, rid, position=outcome.position)
+        own = (Item(rid, payload, outcome.attempt, outcome.traceparent, outcome.tracestate)
+               if isinstance(outcome, Acquired) else None)
+        submitted = None if on_submit is None else (lambda: on_submit(lcid, rid, outcome))
+        released = _hold(calls, lcid, outcome, own, handler, take, handled, before_first=submitted)
+    except BaseException as error:
+        _attach(error, RunReport("FAILED", lcid, rid, handled=list(handled), handled_own=rid in handled))
+        raise
+    return RunReport("RELEASED", lcid, rid, handled=handled, released=released, handled_own=rid in handled)
+
+
+def hold(calls: Calls, outcome: Union[Acquired, Next], handler: Handler, *, payload: Any = None,
+         take: Optional[int] = None, request_id: Optional[str] = None) -> RunReport:
+    """``Client.hold``: the holder loop of ``run`` from an ACQUIRED or NEXT you got yourself."""
+    own_id = request_id or (outcome.request_id if isinstance(outcome, Acquired) else None)
+    own = (Item(outcome.request_id, payload, outcome.attempt, outcome.traceparent, outcome.tracestate)
+           if isinstance(outcome, Acquired) else None)
+    rid = own_id or outcome.request.request_id  # type: ignore[union-attr]
+    handled: List[str] = []
+    try:
+        released = _hold(calls, outcome.lcid, outcome, own, handler, take, handled)
+    except BaseException as error:
+        _attach(error, RunReport("FAILED", outcome.lcid, rid, handled=list(handled), handled_own=own_id in handled))
+        raise
+    return RunReport("RELEASED", outcome.lcid, rid, handled=handled, released=released,
+                     handled_own=own_id in handled)
+
+
+def _hold(calls: Calls, lcid: str, outcome: Outcome, own: Optional[Item], handler: Handler,
+          take: Optional[int], handled: List[str], before_first: Optional[Callable[[], Any]] = None) -> Released:
+    """The holder loop of docs/protocol.md from an ACQUIRED or NEXT outcome to RELEASED; appends
+    each completed requestId to ``handled`` as it goes (so a failure still tells what was done).
+    ``before_first``: run once the first lease heartbeats, before the first handler (run's
+    on_submit); an error there is handled as a handler's."""
+    while isinstance(outcome, (Acquired, Next)):
+        if isinstance(outcome, Acquired):
+            items = [own if own is not None and own.request_id == outcome.request_id
+                     else Item(outcome.request_id, None, outcome.attempt, outcome.traceparent, outcome.tracestate)]
+        else:
+            items = outcome.requests
+        lease = _Lease(calls, lcid, outcome.token, outcome.lease_ms, outcome.sent_at).start()
+        work = Work(lcid, outcome.fence, items, lease)
+        attributes: Dict[str, Any] = {"baton.lcid": lcid, "baton.request_id": items[0].request_id,
+                                      "baton.fence": outcome.fence}
+        if len(items) > 1:
+            attributes["baton.batch_size"] = len(items)
+        try:
+            if before_first is not None:
+                first, before_first = before_first, None
+                first()
+            with _tracing.work_span(attributes, items):
+                result = handler(work)
+            if len(items) > 1 and result is not None and not isinstance(result, Mapping):
+                raise TypeError("a batch handler returns a mapping requestId -> result (or None)")
+        except BaseException as error:
+            lost = lease.stop()
+            if lost is not None:  # never abort or complete for a lock that is gone
+                if lost is error:
+                    raise
+                raise lost from error
+            try:
+                # Back to the head of the lcid with attempt + 1; nobody holds it then: a claim
+                # poller (or the next acquire on the lcid) does it.
+                calls.abort(lcid, outcome.token, items[0].request_id, requeue=True, reason=_reason(error))
+            except BatonError as failure:
+                log.warning("baton: abort after handler error on %s failed: %s", lcid, failure)
+            raise
+        lost = lease.stop()
+        if lost is not None:
+            raise lost
+        if len(items) == 1:
+            outcome = calls.complete(lcid, outcome.token, items[0].request_id, result, take=take)
+        else:
+            results: Mapping[str, Any] = result or {}
+            outcome = calls.complete(lcid, outcome.token, completed={i.request_id: results.get(i.request_id)
+                                                                     for i in items}, take=take)
+        handled.extend(i.request_id for i in items)
+    if not isinstance(outcome, Released):
+        raise UnexpectedResponseError(200, json.dumps(outcome.raw), "application/json")
+    return outcome

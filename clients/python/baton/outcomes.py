@@ -10,10 +10,10 @@ from typing import Any, Dict, List, Mapping, Optional, Union
 
 __all__ = [
     "Item", "Acquired", "Queued", "Next", "Released", "Outcome", "LockView", "RequestView",
-    "DeadLetter", "RunReport", "parse_outcome", "ENDED_STATES",
+    "DeadLetter", "RunReport", "ClaimReport", "parse_outcome", "ENDED_STATES",
 ]
 
-#: Request states after which nothing more happens (until an operator redrives a DEAD one).
+#: Request states after which nothing more happens (until an operator retries a DEAD one).
 ENDED_STATES = frozenset({"DONE", "ABORTED", "DEAD"})
 
 
@@ -41,7 +41,12 @@ class Item:
 
 @dataclass(frozen=True)
 class Acquired:
-    """200 ACQUIRED: you hold the lock; work on your own request (also a heartbeat's answer)."""
+    """200 ACQUIRED: you hold the lock; work on your own request (also a heartbeat's answer).
+
+    ``attempt``: which attempt of the request this grant is for (protocol v1.2; 1 when the service
+    does not send it, and on a heartbeat's answer, which is about the lease only). More than 1 on
+    a wait request's turn means the work is being redone.
+    """
 
     lcid: str
     request_id: str
@@ -50,13 +55,15 @@ class Acquired:
     lease_ms: int
     expires_at: str
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: time.monotonic() when the attempt that got this answer was sent: the holder's lease
-    #: deadline counts from here (docs/protocol.md, "Lease sizing").
+    #: time.monotonic() when the call that got this answer sent its first attempt (a heartbeat:
+    #: the attempt that was answered, as each attempt renews): the holder's lease deadline counts
+    #: from here (docs/protocol.md, "Lease sizing").
     sent_at: float = field(default=0.0, repr=False, compare=False)
     status: str = "ACQUIRED"
     #: The trace context the request was submitted with (never on a heartbeat's answer).
     traceparent: Optional[str] = None
     tracestate: Optional[str] = None
+    attempt: int = 1
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,8 @@ def parse_outcome(body: Mapping[str, Any], sent_at: float = 0.0) -> Outcome:
     if status == "ACQUIRED":
         return Acquired(str(body["lcid"]), str(body["requestId"]), str(body["token"]), int(body["fence"]),
                         int(body["leaseMs"]), str(body.get("expiresAt", "")), raw, sent_at,
-                        traceparent=_text(body, "traceparent"), tracestate=_text(body, "tracestate"))
+                        traceparent=_text(body, "traceparent"), tracestate=_text(body, "tracestate"),
+                        attempt=int(body.get("attempt") or 1))
     if status == "QUEUED":
         return Queued(str(body["lcid"]), str(body["requestId"]), int(body["position"]),
                       int(body.get("queueLength", body["position"])), raw, sent_at)
@@ -196,11 +204,19 @@ class DeadLetter:
 
 @dataclass(frozen=True)
 class RunReport:
-    """What one ``Client.run`` did.
+    """What one ``Client.run`` (or ``hold``) did.
 
-    ``status`` is ``"QUEUED"`` (the request is stored; another holder does it, ``position`` says
-    where it stood) or ``"RELEASED"`` (this call held the lock until the queue was done).
-    ``handled`` lists the requestIds this call's handler ran for and completed, in order.
+    ``status``: ``"QUEUED"``: the request is stored and another holder or a claim poller does it
+    (``position`` says where it stood, when known); ``"RELEASED"``: this call held the lock until
+    it had nothing more to do (``released`` is that answer). RELEASED does **not** mean the
+    caller's own request was done: the lock can pass to a ``wait`` request queued ahead of it
+    (``released.passed_to``), and the request is then done later by the next holder of the lcid
+    or a claim poller; ``handled_own`` says whether it was done here, ``await_result`` tells when
+    it is. ``"FAILED"``: only on the report that an error raised by ``run`` carries
+    (``error.report``).
+
+    ``handled`` lists the requestIds this call's handler ran for and completed, in order;
+    ``handled_own`` is True only when this caller's own ``request_id`` is among them.
     """
 
     status: str
@@ -209,3 +225,17 @@ class RunReport:
     position: Optional[int] = None
     handled: List[str] = field(default_factory=list)
     released: Optional[Released] = None
+    handled_own: bool = False
+
+
+@dataclass(frozen=True)
+class ClaimReport:
+    """What a claim poller (``Client.run_claims``) did, returned when it is stopped.
+
+    ``claims``: claims answered with work; ``handled``: requests completed; ``failed``: errors
+    passed to ``on_error`` (handler errors, lost locks, failed claims).
+    """
+
+    claims: int = 0
+    handled: int = 0
+    failed: int = 0

@@ -15,8 +15,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Optional, Tuple
 
-from baton import (Acquired, Client, LockAllWork, LockLostError, Next, NotFoundError, Queued, UnexpectedResponseError,
-                   Work)
+from baton import (Acquired, ClaimReport, Client, LockAllWork, LockLostError, Next, NotFoundError, Queued,
+                   UnexpectedResponseError, Work)
 
 URL = os.environ.get("BATON_URL")
 KEY = os.environ.get("BATON_API_KEY")
@@ -383,7 +383,8 @@ class ConformanceTest(unittest.TestCase):
         def handler(work: Work) -> None:
             seen.append((work.request_id, work.request.attempt))
 
-        t = Thread(poller.run_claims, handler, lcid_prefix=self.prefix, lease_ms=5000, stop=stop)
+        errors: List[BaseException] = []
+        t = Thread(poller.run_claims, handler, lcid_prefix=self.prefix, lease_ms=5000, stop=stop, on_error=errors.append)
         t.start()
         try:
             self.assertTrue(until(lambda: len(seen) >= 2, 10), seen)
@@ -392,7 +393,10 @@ class ConformanceTest(unittest.TestCase):
             self.assertTrue(until(lambda: Counting.empty > empty_before, 5), "it keeps polling after work")
         finally:
             stop.set()
-        self.assertGreaterEqual(t.outcome(15), 1)
+        report = t.outcome(15)
+        self.assertGreaterEqual(report.claims, 1)
+        self.assertEqual((report.handled, report.failed), (2, 0))
+        self.assertEqual(errors, [])
         self.assertEqual(seen, [("o1", 2), ("o2", 1)])
         self.assertDone(raw, L, "o1")
         self.assertDone(raw, L, "o2")
@@ -436,6 +440,87 @@ class ConformanceTest(unittest.TestCase):
         self.assertEqual(t2.outcome(120), 200)
         self.assertLess(time.monotonic() - start, 120)
         self.assertEqual(problems, [])
+
+    # ------------------------------------------------------------------ requeued_request_rescued_by_poller
+
+    def test_requeued_request_rescued_by_poller(self) -> None:
+        holder, poller, viewer = self.client(), self.client(), self.client()
+        L = self.lcid()
+        runs: List[Tuple[str, int]] = []
+        errors: List[BaseException] = []
+
+        def handler(work: Work) -> Any:
+            runs.append((work.request_id, work.request.attempt))
+            if work.request.attempt == 1:
+                raise RuntimeError("fails on its first attempt")
+            return {"attempt": work.request.attempt}
+
+        # Started first, as the README's first example does; this scenario's own lcid prefix.
+        stop = threading.Event()
+        t = Thread(poller.run_claims, handler, lcid_prefix=self.prefix, stop=stop, on_error=errors.append)
+        t.start()
+        try:
+            with self.assertRaises(RuntimeError) as caught:
+                holder.run(L, handler, request_id="r1")
+            report = caught.exception.report  # type: ignore[attr-defined]
+            self.assertEqual((report.handled, report.handled_own), ([], False))
+            view = self.assertDone(viewer, L, "r1", timeout=10)
+            self.assertEqual((view.attempt, view.result), (2, {"attempt": 2}))
+        finally:
+            stop.set()
+        self.assertEqual(t.outcome(15), ClaimReport(claims=1, handled=1, failed=0))
+        self.assertEqual(runs, [("r1", 1), ("r1", 2)])
+        self.assertEqual(errors, [])
+
+    # ------------------------------------------------------------------ released_before_own_request
+
+    def test_released_before_own_request(self) -> None:
+        raw, runner, viewer = self.client(), self.client(), self.client()
+        L = self.lcid()
+        first = raw.acquire(L, "r0", lease_ms=30000)
+        assert isinstance(first, Acquired)
+        self.assertIsInstance(raw.acquire(L, "h1"), Queued)
+        self.assertIsInstance(raw.acquire(L, "w1", mode="wait"), Queued)
+        raw.abort(L, first.token, "r0")  # no requeue: no holder, h1 at the head
+        events: List[Any] = []
+
+        def on_submit(lcid: str, request_id: str, outcome: Any) -> None:
+            events.append(("submit", lcid, request_id, outcome.status))
+
+        def handler(work: Work) -> None:
+            events.append(("handler", work.request_id))
+
+        report = runner.run(L, handler, request_id="r2", on_submit=on_submit)
+        self.assertEqual(events, [("submit", L, "r2", "NEXT"), ("handler", "h1")])
+        self.assertEqual((report.status, report.request_id, report.handled, report.handled_own),
+                         ("RELEASED", "r2", ["h1"], False))
+        assert report.released is not None
+        self.assertEqual(report.released.passed_to, "w1")
+        self.assertEqual(viewer.request(L, "r2").state, "QUEUED")
+
+    # ------------------------------------------------------------------ turn_after_long_wait_is_live
+
+    def test_turn_after_long_wait_is_live(self) -> None:
+        w1c, w2c, viewer = self.client(), self.client(), self.client()
+        L = self.lcid()
+        w1 = w1c.await_turn(L, "w1", timeout=10)
+
+        def hold_w1() -> Any:
+            time.sleep(3.0)  # W1 holds its turn 3000 ms: three times W2's lease
+            return w1.complete({"w1": True})
+
+        t1 = Thread(hold_w1)
+        t1.start()
+        turn = w2c.await_turn(L, "w2", lease_ms=1000, timeout=30)
+        self.assertEqual(turn.attempt, 1)
+        self.assertGreater(turn.fence, w1.fence)
+        end = time.monotonic() + 1.5  # works 1500 ms on it: the heartbeats keep it
+        while time.monotonic() < end:
+            turn.check()
+            time.sleep(0.1)
+        self.assertEqual(turn.complete({"w2": "done"}).status, "RELEASED")
+        self.assertEqual(self.assertDone(viewer, L, "w2").result, {"w2": "done"})
+        self.assertEqual(t1.outcome(10).passed_to, "w2")
 
     # ------------------------------------------------------------------ trace context (client-specific)
 

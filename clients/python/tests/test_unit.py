@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -38,6 +39,12 @@ def problem(status: int, code: str, **extra: Any) -> Reply:
 
 def ok(body: Any, status: int = 200) -> Reply:
     return status, "application/json", json.dumps(body).encode(), {}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that cut its call off
+            super().handle_error(request, client_address)
 
 
 class Stub:
@@ -83,7 +90,7 @@ class Stub:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server = _QuietServer(("127.0.0.1", 0), H)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -224,9 +231,15 @@ class LeaseDeadlineTest(StubCase):
             cancelled_after.append(time.monotonic() - start)
             work.check()
 
-        with self.assertRaises(LockLostError):
+        with self.assertLogs("baton", "WARNING") as logs, self.assertRaises(LockLostError) as caught:
             self.client(s.url).run("L", handler, request_id="r")
         self.assertLess(cancelled_after[0], 1.2)
+        # Lock lost, told apart: this client decided (no 409 came), and the error and log say so.
+        self.assertTrue(caught.exception.by_client)
+        self.assertIsNone(caught.exception.status)
+        self.assertIn("decided by this client", str(caught.exception))
+        self.assertTrue(any("lock lost on L, decided by this client" in line for line in logs.output), logs.output)
+        self.assertEqual(caught.exception.report.status, "FAILED")  # type: ignore[attr-defined]
         self.assertTrue(any(p.endswith("/heartbeat") for p in s.paths))
         self.assertFalse(any(p.endswith("/complete") or p.endswith("/abort") for p in s.paths),
                          "never completes or aborts for a lost lock")
@@ -368,8 +381,11 @@ class PureTest(unittest.TestCase):
         self.assertEqual(out.fence, 2 ** 52)
         self.assertNotIn("secret", repr(out))
 
-    def test_version(self) -> None:
-        self.assertEqual(baton.__version__, "1.1.0")
+    def test_version_is_the_package_version(self) -> None:
+        import pathlib
+        import re
+        pyproject = (pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+        self.assertEqual(baton.__version__, re.search(r'(?m)^version = "([^"]+)"', pyproject).group(1))
 
 
 # ---------------------------------------------------------------------- trace context
@@ -657,7 +673,7 @@ class WorkSpanTest(TraceCase):
             current.append(fake.get_current_span())
             stop.set()
 
-        self.assertEqual(self.client(s.url).run_claims(handler, stop=stop), 1)
+        self.assertEqual(self.client(s.url).run_claims(handler, stop=stop), baton.ClaimReport(claims=1, handled=1))
         [span] = fake.work_spans()
         self.assertEqual(current, [span])
         self.assertEqual(span.attributes, {"baton.lcid": "o-1", "baton.request_id": "r1", "baton.fence": 12})
@@ -695,6 +711,529 @@ class WorkSpanTest(TraceCase):
         self.assertNotIn("traceparent", s.headers[0])
         self.assertEqual(json.loads(s.bodies[1] or b""), {"token": "t", "requestId": "r1", "result": "done"})
         self.assertIsNone(_tracing._trace())
+
+
+
+# ---------------------------------------------------------------------- the rules all clients follow
+# (clients/README.md, "The rules they all follow"), one class per rule, against the local stub.
+
+NO_WORK: Reply = (204, "application/json", b"", {})
+HTML_502: Reply = (502, "text/html", b"<html>Bad Gateway</html>", {})
+
+
+def acquired(rid: str = "r", lcid: str = "L", lease_ms: int = 30000, **extra: Any) -> Dict[str, Any]:
+    body = {"status": "ACQUIRED", "lcid": lcid, "requestId": rid, "token": "t", "fence": 5, "leaseMs": lease_ms,
+            "expiresAt": "x"}
+    body.update(extra)
+    return body
+
+
+def handed(*rids: str, lcid: str = "L", fence: int = 6) -> Dict[str, Any]:
+    return {"status": "NEXT", "lcid": lcid, "token": "t", "fence": fence, "leaseMs": 30000, "expiresAt": "x",
+            "request": {"requestId": rids[0]}, "requests": [{"requestId": r} for r in rids]}
+
+
+def body_of(s: Stub, ending: str) -> List[Dict[str, Any]]:
+    """The JSON bodies of every call whose path ends with ``ending``, in order."""
+    return [json.loads(b or b"{}") for p, b in zip(list(s.paths), list(s.bodies)) if p.split("?")[0].endswith(ending)]
+
+
+@contextlib.contextmanager
+def warnings_of_baton() -> Iterator[List[str]]:
+    """Every warning the client logs meanwhile (assertLogs cannot assert that there is none on 3.9)."""
+    lines: List[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    keep = Keep(logging.WARNING)
+    logger = logging.getLogger("baton")
+    logger.addHandler(keep)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(keep)
+
+
+class RunReportTest(StubCase):
+    """What run reports (handled_own), and on_submit."""
+
+    def test_on_submit_is_called_once_before_the_handler_with_the_acquire_answer(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired("r"))], complete=[ok(RELEASED)])
+        events: List[Any] = []
+
+        def handler(work: baton.Work) -> None:
+            events.append(("handler", work.request_id))
+
+        report = self.client(s.url).run("L", handler, request_id="r",
+                                        on_submit=lambda *a: events.append(("submit", a[0], a[1], type(a[2]).__name__)))
+        self.assertEqual(events, [("submit", "L", "r", "Acquired"), ("handler", "r")])
+        self.assertEqual((report.status, report.request_id, report.handled, report.handled_own),
+                         ("RELEASED", "r", ["r"], True))
+
+    def test_on_submit_is_called_for_a_queued_request_which_run_reports_with_its_position(self) -> None:
+        s = self.stub(ok(QUEUED, 202))
+        seen: List[Any] = []
+        report = self.client(s.url).run("L", lambda work: None, request_id="r",
+                                        on_submit=lambda *a: seen.append(a))
+        self.assertEqual(len(seen), 1)
+        self.assertEqual(seen[0][:2], ("L", "r"))
+        self.assertIsInstance(seen[0][2], Queued)
+        self.assertEqual((report.status, report.position, report.handled, report.handled_own), ("QUEUED", 2, [], False))
+
+    def test_released_before_own_request_is_not_handled_own(self) -> None:
+        # The lock passes to a wait request queued ahead of r2: RELEASED, but r2 is not done.
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(handed("h1"))],
+                          complete=[ok({"status": "RELEASED", "lcid": "L", "pending": 1, "passedTo": "w1"})])
+        seen: List[Any] = []
+        report = self.client(s.url).run("L", lambda work: seen.append(work.request_id), request_id="r2",
+                                        on_submit=lambda lcid, rid, outcome: seen.append(type(outcome).__name__))
+        self.assertEqual(seen, ["Next", "h1"])
+        self.assertEqual((report.status, report.request_id, report.handled, report.handled_own),
+                         ("RELEASED", "r2", ["h1"], False))
+        assert report.released is not None
+        self.assertEqual(report.released.passed_to, "w1")
+
+    def test_an_on_submit_error_gives_the_lock_back_and_is_raised_with_the_report(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired("r"))], abort=[ok(RELEASED)])
+        ran: List[str] = []
+
+        def journal(lcid: str, rid: str, outcome: Any) -> None:
+            raise ValueError("journal down")
+
+        with self.assertRaises(ValueError) as caught:
+            self.client(s.url).run("L", lambda work: ran.append("handler"), request_id="r", on_submit=journal)
+        self.assertEqual(ran, [])
+        self.assertEqual(body_of(s, "/abort"), [{"requestId": "r", "token": "t", "requeue": True, "reason": "journal down"}])
+        self.assertEqual(caught.exception.report.status, "FAILED")  # type: ignore[attr-defined]
+
+
+class DuplicateAfterOwnRetryTest(StubCase):
+    def test_duplicate_after_own_retry_is_queued_and_calls_on_submit(self) -> None:
+        for state in ("ACTIVE", "DONE"):
+            with self.subTest(state=state):
+                s = self.stub(problem(503, "BACKEND_UNAVAILABLE"), problem(409, "DUPLICATE_REQUEST", state=state, attempt=1))
+                seen: List[Any] = []
+                ran: List[str] = []
+                report = self.client(s.url, retry_timeout=10).run("L", lambda work: ran.append("handler"),
+                                                                  request_id="r", on_submit=lambda *a: seen.append(a))
+                self.assertEqual(len(s.bodies), 2)
+                self.assertEqual(seen, [("L", "r", None)])
+                self.assertEqual(ran, [])
+                self.assertEqual((report.status, report.request_id, report.position, report.handled_own),
+                                 ("QUEUED", "r", None, False))
+
+    def test_duplicate_on_a_first_send_is_raised_with_a_report(self) -> None:
+        s = self.stub(problem(409, "DUPLICATE_REQUEST", state="DONE", attempt=1))
+        seen: List[Any] = []
+        with self.assertRaises(DuplicateRequestError) as caught:
+            self.client(s.url).run("L", lambda work: None, request_id="r", on_submit=lambda *a: seen.append(a))
+        self.assertEqual(caught.exception.attempts, 1)
+        self.assertEqual(seen, [])
+        report = caught.exception.report  # type: ignore[attr-defined]
+        self.assertEqual((report.status, report.handled, report.handled_own), ("FAILED", [], False))
+
+    def test_duplicate_after_retry_of_an_ended_request_is_raised(self) -> None:
+        s = self.stub(problem(503, "BACKEND_UNAVAILABLE"), problem(409, "DUPLICATE_REQUEST", state="ABORTED", attempt=1))
+        with self.assertRaises(DuplicateRequestError):
+            self.client(s.url, retry_timeout=10).run("L", lambda work: None, request_id="r")
+
+
+class FailedRunKeepsItsReportTest(StubCase):
+    def test_a_handler_error_carries_what_was_handled(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(handed("h1"))], complete=[ok(handed("r", fence=7))], abort=[ok(RELEASED)])
+
+        def handler(work: baton.Work) -> None:
+            if work.request_id == "r":
+                raise RuntimeError("boom")
+
+        with self.assertRaises(RuntimeError) as caught:
+            self.client(s.url).run("L", handler, request_id="r")
+        report = caught.exception.report  # type: ignore[attr-defined]
+        self.assertEqual((report.status, report.lcid, report.request_id, report.handled, report.handled_own),
+                         ("FAILED", "L", "r", ["h1"], False))
+        self.assertEqual(body_of(s, "/abort"), [{"requestId": "r", "token": "t", "requeue": True, "reason": "boom"}])
+
+    def test_a_call_failing_after_its_retries_carries_the_report(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(handed("h1"))], complete=[ok(handed("h2", fence=7)), HTML_502])
+        with self.assertRaises(UnexpectedResponseError) as caught:
+            self.client(s.url).run("L", lambda work: None, request_id="r")
+        self.assertEqual(caught.exception.report.handled, ["h1"])  # type: ignore[attr-defined]
+
+    def test_lock_lost_by_the_service_is_told_apart_and_carries_the_report(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired("r", lease_ms=300))], heartbeat=[problem(409, "LOCK_LOST")])
+
+        def handler(work: baton.Work) -> None:
+            self.assertTrue(work.cancelled.wait(5))
+            work.check()
+
+        with self.assertLogs("baton", "WARNING") as logs, self.assertRaises(LockLostError) as caught:
+            self.client(s.url).run("L", handler, request_id="r")
+        self.assertFalse(caught.exception.by_client)
+        self.assertEqual(caught.exception.status, 409)
+        self.assertTrue(any("lock lost on L, the service answered LOCK_LOST" in line for line in logs.output), logs.output)
+        self.assertEqual(caught.exception.report.handled, [])  # type: ignore[attr-defined]
+        self.assertEqual(body_of(s, "/complete") + body_of(s, "/abort"), [])
+
+
+class ClaimPollerTest(StubCase):
+    def test_on_error_gets_failed_claims_and_handler_errors_and_the_poller_goes_on(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(claims=[HTML_502, ok(handed("a", lcid="o-1")), ok(handed("b", lcid="o-2")), NO_WORK],
+                          complete=[ok(RELEASED)], abort=[ok(RELEASED)])
+        stop = threading.Event()
+        errors: List[BaseException] = []
+
+        def handler(work: baton.Work) -> None:
+            if work.request_id == "a":
+                raise RuntimeError("bad a")
+            stop.set()  # b: the holder loop in hand runs to its end, then the poller stops
+
+        report = self.client(s.url).run_claims(handler, stop=stop, on_error=errors.append)
+        self.assertEqual(report, baton.ClaimReport(claims=2, handled=1, failed=2))
+        self.assertEqual([type(e) for e in errors], [UnexpectedResponseError, RuntimeError])
+        self.assertEqual(errors[1].report.lcid, "o-1")  # type: ignore[attr-defined]
+        self.assertEqual(body_of(s, "/abort"), [{"requestId": "a", "token": "t", "requeue": True, "reason": "bad a"}])
+        self.assertEqual(body_of(s, "/complete"), [{"token": "t", "requestId": "b"}])
+
+    def test_the_default_on_error_is_a_warning(self) -> None:
+        s = self.stub(ok({}))
+        stop = threading.Event()
+        answers = [HTML_502]
+
+        def route(path: str) -> Reply:
+            if answers:
+                return answers.pop()
+            stop.set()
+            return NO_WORK
+
+        s.route = route
+        with self.assertLogs("baton", "WARNING") as logs:
+            report = self.client(s.url).run_claims(lambda work: None, stop=stop)
+        self.assertEqual(report, baton.ClaimReport(failed=1))
+        self.assertTrue(any("claim poller" in line and "502" in line for line in logs.output), logs.output)
+
+    def test_on_claim_sees_each_claim_before_its_work(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(claims=[ok(handed("a", lcid="o-1")), NO_WORK], complete=[ok(RELEASED)])
+        stop = threading.Event()
+        events: List[Any] = []
+
+        def handler(work: baton.Work) -> None:
+            events.append(("work", work.request_id))
+            stop.set()
+
+        report = self.client(s.url).run_claims(handler, stop=stop,
+                                               on_claim=lambda nxt: events.append(("claim", nxt.lcid, nxt.request.request_id)))
+        self.assertEqual(events, [("claim", "o-1", "a"), ("work", "a")])
+        self.assertEqual(report, baton.ClaimReport(claims=1, handled=1))
+
+    def _stopped_in_flight(self, route: Callable[[str], Reply], arrived: threading.Event) -> float:
+        s = self.stub(ok({}))
+        s.route = route
+        stop = threading.Event()
+        c = self.client(s.url, retry_timeout=30)
+        result: List[Any] = []
+        t = threading.Thread(target=lambda: result.append(c.run_claims(lambda work: None, stop=stop)), daemon=True)
+        t.start()
+        self.assertTrue(arrived.wait(5))
+        stopped_at = time.monotonic()
+        stop.set()
+        t.join(10)
+        self.assertFalse(t.is_alive())
+        self.assertEqual(result, [baton.ClaimReport()], "a claim cut off is neither work nor a failure")
+        return time.monotonic() - stopped_at
+
+    def test_stopping_ends_a_claim_in_flight_at_once_retries_included(self) -> None:
+        arrived = threading.Event()
+        busy = problem(503, "BACKEND_UNAVAILABLE")
+        busy[3]["Retry-After"] = "3"  # each retry would wait 3 s, the call 30 s
+
+        def route(path: str) -> Reply:
+            arrived.set()
+            return busy
+
+        self.assertLess(self._stopped_in_flight(route, arrived), 0.5)
+
+    def test_stopping_cuts_off_a_claim_whose_answer_has_not_come(self) -> None:
+        arrived, answer = threading.Event(), threading.Event()
+        self.addCleanup(answer.set)
+
+        def route(path: str) -> Reply:
+            arrived.set()
+            answer.wait(10)  # the service does not answer (an outage): a 10 s read timeout
+            return NO_WORK
+
+        self.assertLess(self._stopped_in_flight(route, arrived), 0.5)
+
+
+def _long_poll(s: Stub, answers: List[Reply], hold: float = 0.0) -> Callable[[], Reply]:
+    """The answers of successive wait acquires, each held ``hold`` seconds (a long-poll)."""
+    def answer() -> Reply:
+        time.sleep(hold)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+    return answer
+
+
+class WaitTurnTest(StubCase):
+    def test_acquired_and_the_turn_carry_the_attempt(self) -> None:
+        self.assertEqual(parse_outcome(acquired(attempt=3)).attempt, 3)  # type: ignore[union-attr]
+        self.assertEqual(parse_outcome(acquired()).attempt, 1, "1 from a service older than v1.2")  # type: ignore[union-attr]
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired("w", attempt=2))], complete=[ok(RELEASED)])
+        turn = self.client(s.url).await_turn("L", "w")
+        self.assertEqual(turn.attempt, 2)
+        turn.complete()
+
+    def test_the_lease_counts_from_the_first_attempt_of_the_call(self) -> None:
+        s = self.stub(problem(503, "BACKEND_UNAVAILABLE"), ok(acquired("r")))
+        outcome = self.client(s.url, retry_timeout=10).acquire("L", "r")
+        self.assertEqual(len(s.times), 2)
+        self.assertLess(outcome.sent_at, s.times[0], "the first attempt's send, not the answered one's")
+
+    def test_a_turn_picked_up_late_is_renewed_before_it_is_returned(self) -> None:
+        s = self.stub(ok({}))
+        pick_up = _long_poll(s, [ok(acquired("w", lease_ms=900))], hold=0.45)  # half the lease passes
+        s.route = lambda path: pick_up() if path.endswith("/acquire") else _router(
+            heartbeat=[ok(acquired("w", lease_ms=900))], complete=[ok(RELEASED)])(path)
+        turn = self.client(s.url).await_turn("L", "w", lease_ms=900)
+        returned = time.monotonic()
+        self.assertEqual([p.rsplit("/", 1)[-1] for p in s.paths][:2], ["acquire", "heartbeat"])
+        self.assertGreater(turn.deadline - returned, 0.75, "a turn is returned with (nearly) its whole lease")
+        self.assertIsInstance(turn.complete(), Released)
+
+    def test_a_turn_answered_at_once_is_not_renewed(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(acquired("w"))], complete=[ok(RELEASED)])
+        turn = self.client(s.url).await_turn("L", "w")
+        turn.complete()
+        self.assertEqual([p.rsplit("/", 1)[-1] for p in s.paths], ["acquire", "complete"])
+
+    def test_a_turn_lost_at_pick_up_is_lock_lost_and_not_withdrawn(self) -> None:
+        s = self.stub(ok({}))
+        pick_up = _long_poll(s, [ok(acquired("w", lease_ms=900))], hold=0.45)
+        s.route = lambda path: pick_up() if path.endswith("/acquire") else problem(409, "LOCK_LOST")
+        with self.assertRaises(LockLostError) as caught:
+            self.client(s.url).await_turn("L", "w", lease_ms=900)
+        self.assertFalse(caught.exception.by_client)
+        self.assertEqual([p.rsplit("/", 1)[-1] for p in s.paths], ["acquire", "heartbeat"])
+
+
+HELD = {"lcid": "L", "held": True, "fence": 3, "activeRequestId": "x", "leaseRemainingMs": 900, "queueLength": 1}
+STRANDED = {"lcid": "L", "held": False, "fence": 3, "leaseRemainingMs": 0, "queueLength": 2}
+
+
+class WaitKeepsItsPlaceTest(StubCase):
+    """await_turn withdraws only when the caller gives up; lock_all gives up on any failure."""
+
+    def setUp(self) -> None:
+        # A long-poll's retries run until retry_timeout + its waitMs + 5 s: shorter here.
+        for name, value in (("baton.wait.LONG_POLL_MAX_MS", 200), ("baton.calls._LONG_POLL_SLACK", 0.1)):
+            patcher = mock.patch(name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
+    def test_await_turn_keeps_its_place_after_a_503_past_the_retry_deadline(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202), problem(503, "BACKEND_UNAVAILABLE")], L=[ok(HELD)],
+                          abort=[ok(RELEASED)])
+        with self.assertRaises(BackendUnavailableError):
+            self.client(s.url, retry_timeout=0.5).await_turn("L", "w")
+        self.assertEqual(body_of(s, "/abort"), [], "not withdrawn")
+
+    def test_await_turn_keeps_its_place_after_an_unexpected_answer(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202), HTML_502], L=[ok(HELD)], abort=[ok(RELEASED)])
+        with self.assertRaises(UnexpectedResponseError):
+            self.client(s.url).await_turn("L", "w")
+        self.assertEqual(body_of(s, "/abort"), [])
+
+    def test_await_turn_with_the_same_request_id_waits_on(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202), HTML_502, ok(acquired("w"))], L=[ok(HELD)], complete=[ok(RELEASED)])
+        c = self.client(s.url)
+        with self.assertRaises(UnexpectedResponseError):
+            c.await_turn("L", "w", payload={"p": 1})
+        c.await_turn("L", "w", payload={"p": 1}).complete()
+        self.assertEqual({b["requestId"] for b in body_of(s, "/acquire")}, {"w"})
+
+    def test_await_turn_withdraws_on_its_timeout(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202)], L=[ok(HELD)], abort=[ok(RELEASED)])
+        with self.assertRaises(baton.BatonTimeoutError):
+            self.client(s.url).await_turn("L", "w", timeout=0.3)
+        self.assertEqual(body_of(s, "/abort"), [{"requestId": "w", "reason": "the waiter gave up"}])
+
+    def test_await_turn_withdraws_when_interrupted(self) -> None:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202)], L=[ok(HELD)], abort=[ok(RELEASED)])
+        c = self.client(s.url)
+        real, calls = c.acquire, []
+
+        def acquire(*args: Any, **kwargs: Any) -> Any:
+            calls.append(args)
+            if len(calls) > 1:
+                raise KeyboardInterrupt  # the caller pressed Ctrl-C during the second long-poll
+            return real(*args, **kwargs)
+
+        c.acquire = acquire  # type: ignore[method-assign]
+        with self.assertRaises(KeyboardInterrupt):
+            c.await_turn("L", "w")
+        self.assertEqual(body_of(s, "/abort"), [{"requestId": "w", "reason": "the waiter gave up"}])
+
+    def test_lock_all_gives_up_as_a_whole_on_a_503_past_the_retry_deadline(self) -> None:
+        s = self.stub(ok({}))
+
+        def route(path: str) -> Reply:
+            lcid, action = path.split("/")[3], path.rsplit("/", 1)[-1]
+            if action == "acquire":
+                return ok(acquired("x", lcid=lcid)) if lcid == "A" else problem(503, "BACKEND_UNAVAILABLE")
+            if action == "heartbeat":
+                return ok(acquired("x", lcid=lcid))
+            return ok(dict(RELEASED, lcid=lcid))
+
+        s.route = route
+        with self.assertRaises(BackendUnavailableError):
+            self.client(s.url, retry_timeout=0.5).lock_all(["B", "A"], lambda work: None)
+        aborts = [(p.split("/")[3], json.loads(b or b"{}")) for p, b in zip(s.paths, s.bodies) if p.endswith("/abort")]
+        self.assertEqual([(lcid, "token" in body) for lcid, body in aborts], [("B", False), ("A", True)],
+                         "B withdrawn, A's turn aborted")
+
+
+class StrandedQueueWarningTest(StubCase):
+    def _wait(self, views: List[Reply]) -> List[str]:
+        s = self.stub(ok({}))
+        s.route = _router(acquire=[ok(QUEUED, 202)] * 4 + [ok(acquired("w"))], L=views, complete=[ok(RELEASED)])
+        with warnings_of_baton() as lines:
+            self.client(s.url).await_turn("L", "w").complete()
+        self.assertEqual(len(body_of(s, "/acquire")), 5)
+        return lines
+
+    def test_a_stranded_queue_is_warned_once_per_wait(self) -> None:
+        lines = self._wait([ok(STRANDED)])
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn("L has 2 request(s) queued and no holder", lines[0])
+        self.assertIn("claims-and-dead-letters.md#who-rescues-what", lines[0])
+
+    def test_a_holder_seen_in_between_is_no_stranded_queue(self) -> None:
+        self.assertEqual(self._wait([ok(STRANDED), ok(HELD), ok(STRANDED), ok(HELD)]), [])
+
+
+class RetryWarningTest(StubCase):
+    def setUp(self) -> None:
+        patcher = mock.patch("baton._retries.backoff_delay", lambda attempt, retry_after=None: 0.001)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_one_warning_after_the_third_failed_attempt_never_the_key(self) -> None:
+        busy = problem(503, "BACKEND_UNAVAILABLE")
+        s = self.stub(busy, busy, busy, busy, busy, ok(QUEUED, 202))
+        with warnings_of_baton() as lines:
+            self.client(s.url, api_key="secret-key-42").acquire("L", "r")
+        self.assertEqual(len(s.bodies), 6)
+        self.assertEqual(len(lines), 1, lines)
+        port = s.url.rsplit(":", 1)[1]
+        for part in ("POST /v1/locks/L/acquire", f"127.0.0.1:{port}", "failed 3 times", "BACKEND_UNAVAILABLE",
+                     "until its deadline"):
+            self.assertIn(part, lines[0])
+        self.assertNotIn("secret", lines[0])
+
+    def test_two_failed_attempts_are_not_warned(self) -> None:
+        busy = problem(503, "BACKEND_UNAVAILABLE")
+        s = self.stub(busy, busy, ok(QUEUED, 202))
+        with warnings_of_baton() as lines:
+            self.client(s.url).acquire("L", "r")
+        self.assertEqual(lines, [])
+
+    def test_a_transport_error_names_host_and_port(self) -> None:
+        s = self.stub(ok({}))
+        url, port = s.url, int(s.url.rsplit(":", 1)[1])
+        s.close()
+        with warnings_of_baton() as lines, self.assertRaises(TransportError) as caught:
+            self.client(url, retry_timeout=0.5).lock("L")
+        self.assertTrue(str(caught.exception).startswith(f"connection refused: 127.0.0.1:{port}"), str(caught.exception))
+        self.assertEqual((caught.exception.host, caught.exception.port), ("127.0.0.1", port))
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn(f"connection refused: 127.0.0.1:{port}", lines[0])
+
+
+class OneWayImportsTest(unittest.TestCase):
+    # clients/README.md, "How each client is built": no part imports one to its right.
+    ORDER = {"_version": 0, "errors": 1, "outcomes": 1, "_tracing": 1, "_http": 2, "_retries": 3, "calls": 4,
+             "holder": 5, "wait": 6, "claims": 7, "client": 8, "__init__": 9}
+
+    def test_parts_import_one_way(self) -> None:
+        import ast
+        folder = os.path.dirname(baton.__file__)
+        found = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".py"))
+        self.assertEqual(found, sorted(self.ORDER), "every module has its place")
+        for name in found:
+            with open(os.path.join(folder, name + ".py")) as file:
+                tree = ast.parse(file.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    targets = [node.module] if node.module else [a.name for a in node.names]
+                    for target in targets:
+                        self.assertLess(self.ORDER[target], self.ORDER[name], f"{name} imports {target}")
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                    self.assertFalse(any(m.split(".")[0] == "baton" for m in modules), f"{name}: {modules}")
+
+
+class FirstExampleTest(StubCase):
+    """Who rescues what: the README's first example runs a claim poller next to run."""
+
+    README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+    def test_the_readme_first_example_runs_a_claim_poller_next_to_run(self) -> None:
+        import io
+        import re
+        with open(self.README) as file:
+            text = file.read()
+        example = re.search(r"```python\n(.*?)```", text, re.S)
+        assert example is not None
+        self.assertLess(text.index(example.group(0)), text.index("## "), "it is the first thing in the README")
+        self.assertIn("claims-and-dead-letters.md#who-rescues-what", text[:text.index("## ")])
+        code = example.group(1)
+        self.assertLessEqual(len(code.strip().splitlines()), 16)
+        claimed = threading.Event()
+        s = self.stub(ok({}))
+        routes = _router(acquire=[ok(acquired("charge-7", lcid="order-42"))], complete=[ok(RELEASED)])
+
+        def route(path: str) -> Reply:
+            if path.endswith("/claims"):
+                claimed.set()
+                return NO_WORK
+            return routes(path)
+
+        s.route = route
+        writes: List[Any] = []
+        db = types.SimpleNamespace(apply=lambda payload, fence: writes.append((payload, fence)))
+        namespace: Dict[str, Any] = {"db": db}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            exec(compile(code.replace("http://localhost:8080", s.url), "README.md", "exec"), namespace)
+        self.addCleanup(namespace["client"].close)
+        self.addCleanup(namespace["stop"].set)
+        self.assertTrue(claimed.wait(5), "the poller claims")
+        self.assertEqual(writes, [({"amount": 5}, 5)])
+        self.assertEqual(out.getvalue().split(), ["RELEASED", "True"])
+        self.assertEqual(body_of(s, "/claims")[0], {"lcidPrefix": "order-"})
+
+    def test_run_and_lock_all_say_who_does_a_request_nobody_holds(self) -> None:
+        docs = [" ".join((d or "").split()) for d in (Client.run.__doc__, Client.lock_all.__doc__, baton.RunReport.__doc__)]
+        for doc in docs:
+            self.assertIn("claim poller", doc)
+            self.assertNotIn("the service tries it again", doc)
+        self.assertIn("RELEASED does not mean this caller's request was done", docs[0])
+        self.assertIn("RELEASED does **not** mean the caller's own request was done", docs[2])
+        self.assertIn("Run a claim poller when ``lock_all`` and ``run`` share lcids", docs[1])
 
 
 if __name__ == "__main__":

@@ -7,11 +7,9 @@
  * `DuplicateRequestError`, ...); an answer that is not (a proxy's HTML 502) is an
  * {@link UnexpectedResponseError}; a failure to reach the service is a {@link TransportError}.
  */
+import type { Json, RunReport } from './outcomes.js';
 
-/** JSON as Baton carries it (payloads, results, problem bodies). */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** The problem codes of protocol v1.1 (docs/protocol.md, "Problem codes"). */
+/** The problem codes of protocol v1.2 (docs/protocol.md, "Problem codes"). */
 export type ProblemCode =
   | 'INVALID_REQUEST'
   | 'UNAUTHORIZED'
@@ -55,13 +53,21 @@ export class BatonError extends Error {
    * lost answer from a real duplicate.
    */
   attempts: number | undefined;
+  /**
+   * Set on whatever `run` / `hold` rejects with (also an Error the caller's signal aborted
+   * with): what the run had handled until it failed, with status FAILED.
+   */
+  report: RunReport | undefined;
 }
 
 /** The service answered with a problem (application/problem+json). Match on {@link code}. */
 export class ProblemError extends BatonError {
   override name = 'ProblemError';
-  /** The HTTP status of the answer. */
-  readonly status: number;
+  /**
+   * The HTTP status of the answer. Undefined only on a {@link LockLostError} the client decided
+   * itself (its own lease deadline passed): no answer of the service was involved.
+   */
+  readonly status: number | undefined;
   /** The machine code (`LOCK_LOST`, `QUEUE_FULL`, ...): match on this, never on `detail`. */
   readonly code: string;
   readonly type: string | undefined;
@@ -83,9 +89,9 @@ export class ProblemError extends BatonError {
   /** The whole problem body, unknown fields included. */
   readonly body: ProblemBody;
 
-  constructor(status: number, body: ProblemBody, retryAfterMs?: number) {
+  constructor(status: number | undefined, body: ProblemBody, retryAfterMs?: number, message?: string) {
     const code = typeof body.code === 'string' ? body.code : 'UNKNOWN';
-    super(`${status} ${code}${typeof body.detail === 'string' ? `: ${body.detail}` : ''}`);
+    super(message ?? `${status} ${code}${typeof body.detail === 'string' ? `: ${body.detail}` : ''}`);
     this.status = status;
     this.code = code;
     this.type = str(body.type);
@@ -110,7 +116,7 @@ export class InvalidRequestError extends ProblemError {
 export class UnauthorizedError extends ProblemError {
   override name = 'UnauthorizedError';
 }
-/** 403: a worker key on an operator call (dead letters, redrive, queue, busy locks). */
+/** 403: a worker key on an operator call (dead letters, their retry, queue, busy locks). */
 export class ForbiddenError extends ProblemError {
   override name = 'ForbiddenError';
 }
@@ -124,27 +130,26 @@ export class NotFoundError extends ProblemError {
  * the token is wrong. Stop working and writing; the request is not lost (it is requeued, handed
  * on, or already done).
  *
- * The holder APIs also throw it when no heartbeat could renew the lease before the holder's own
- * deadline (send time of the last renewal + lease, on the monotonic clock): then
- * {@link expiredLocally} is true and the body is the one the service would have sent.
+ * Who decided it tells the two apart. The service: it answered 409 `LOCK_LOST`, and the error has
+ * its problem (`status` 409, `body`). The client itself: no heartbeat could renew the lease before
+ * the holder's own deadline (send time of the last renewal + lease, on the monotonic clock), so it
+ * stopped without asking: then {@link byClient} is true, `status` is undefined, the body
+ * holds only `code` and `detail`, and the message (and the log line) say that the client decided.
  */
 export class LockLostError extends ProblemError {
   override name = 'LockLostError';
-  /** True when the client declared the lock lost because its own lease deadline passed. */
-  expiredLocally = false;
+  /** True when the client declared the lock lost because its own lease deadline passed (no HTTP status). */
+  byClient = false;
   /** Holder APIs (`run`): the requestIds this call had completed before the lock was lost. */
   handled: string[] | undefined;
 
   /** The error of a holder whose own lease deadline passed with no renewal (no answer of the service). */
   static expired(lcid: string, leaseMs: number, cause?: unknown): LockLostError {
-    const error = new LockLostError(409, {
-      type: 'urn:baton:problem:lock-lost',
-      title: 'Lock lost',
-      status: 409,
-      code: 'LOCK_LOST',
-      detail: `no renewal of the lease of ${lcid} before the holder's own deadline (last renewal + ${leaseMs} ms)`,
-    });
-    error.expiredLocally = true;
+    const detail = `the client's own lease deadline passed with no renewal (last renewal + ${leaseMs} ms); `
+      + 'decided by the client, not an answer of the service';
+    const error = new LockLostError(undefined, { code: 'LOCK_LOST', detail }, undefined,
+      `lock lost on ${lcid}: ${detail}`);
+    error.byClient = true;
     if (cause !== undefined) (error as { cause?: unknown }).cause = cause;
     return error;
   }
@@ -157,7 +162,7 @@ export class DuplicateRequestError extends ProblemError {
 export class NotQueuedError extends ProblemError {
   override name = 'NotQueuedError';
 }
-/** 409: a redrive of a request that is not DEAD (a repeated redrive lands here: treat it as done). */
+/** 409: a retry of a dead letter that is not DEAD (a repeated retry lands here: treat it as done). */
 export class NotDeadError extends ProblemError {
   override name = 'NotDeadError';
 }
@@ -225,15 +230,22 @@ export class UnexpectedResponseError extends BatonError {
   }
 }
 
-/** The service could not be reached, or did not answer in time (`timedOut`). Retried until the deadline. */
+/**
+ * The service could not be reached, or did not answer in time (`timedOut`). Retried until the
+ * deadline. The message names the `host:port` it could not reach ({@link address}), so that a
+ * wrong URL shows at once.
+ */
 export class TransportError extends BatonError {
   override name = 'TransportError';
   /** True when the call's own timeout (per attempt) ran out. */
   readonly timedOut: boolean;
+  /** The `host:port` of the service the call went to. */
+  readonly address: string | undefined;
 
-  constructor(message: string, timedOut: boolean, cause?: unknown) {
+  constructor(message: string, timedOut: boolean, cause?: unknown, address?: string) {
     super(message, cause === undefined ? undefined : { cause });
     this.timedOut = timedOut;
+    this.address = address;
   }
 }
 
@@ -259,7 +271,9 @@ export class WaitTimeoutError extends BatonError {
 /**
  * The handler of a holder (`run`, the claim poller) threw. The client aborted the request(s)
  * with `requeue: true` and the error's message as the reason (the service counts attempts and
- * dead-letters after maxAttempts). The handler's own error is {@link cause}.
+ * dead-letters after maxAttempts). The request is then back at the head of its lcid with no
+ * holder: a claim poller, or the next acquire on that lcid, does it. The handler's own error is
+ * {@link cause}.
  */
 export class HandlerError extends BatonError {
   override name = 'HandlerError';
@@ -268,7 +282,10 @@ export class HandlerError extends BatonError {
   readonly requestIds: string[];
   /** The requestIds this call had completed before. */
   readonly handled: string[];
-  /** The answer to the requeue abort; undefined when the abort itself failed (the lease then requeues). */
+  /**
+   * Why the requeue abort failed, when it did: the request then goes back only when its lease runs
+   * out. Undefined when the abort succeeded (the request is back at the head of its lcid now).
+   */
   readonly abortError: unknown;
 
   constructor(lcid: string, requestIds: string[], handled: string[], cause: unknown, abortError?: unknown) {

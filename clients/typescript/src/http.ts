@@ -1,18 +1,17 @@
 /**
- * The transport: one Baton call over the global `fetch`, with the retry rules every official
- * client follows (clients/README.md, "Retries").
+ * The transport: one attempt of one Baton call over the global `fetch`, with authentication (an
+ * API key, or a workload token file read again as its issuer replaces it), and what its answer
+ * means: a success, a problem (maybe worth retrying), an unexpected answer, or no answer.
  *
- * A call is sent again with the *same* body after a connection error, a timeout, or a problem
- * answer 429, 500 or 503, because Baton answers a repeated call from what is stored: a retry never
- * does work twice. Anything else is final: another 4xx would fail the same way again, and an
- * answer that is not problem+json (a proxy's HTML 502) is not a state Baton vouches for.
+ * Sending a call again is the next layer's job (retries.ts): this file never sleeps and never
+ * repeats an attempt, except the one repeat of a 401 after the token file was replaced.
  */
 import { readFileSync } from 'node:fs';
 import {
   BatonError, ProblemBody, ProblemError, TransportError, UnexpectedResponseError, errorMessage, problemError,
 } from './errors.js';
 
-/** The statuses whose problem answers are retried. */
+/** The statuses whose problem answers are worth another attempt. */
 const RETRY_STATUSES = new Set([429, 500, 503]);
 /** Read timeout slack of a long-poll: its `waitMs` + 5 s. */
 export const LONG_POLL_SLACK_MS = 5000;
@@ -23,18 +22,6 @@ const BODY_TEXT_MAX = 64 * 1024;
 
 /** The clock of every lease deadline: monotonic, in milliseconds. */
 export const now = (): number => performance.now();
-
-/**
- * Full-jitter exponential backoff before retry number `attempt` (0 = the first retry): a random
- * sleep in [0, min(cap, base x 2^attempt)], never shorter than the answer's Retry-After.
- * Exported so that the rule can be checked (and reused by callers that poll).
- */
-export function backoffDelay(attempt: number, retryAfterMs?: number, rng: () => number = Math.random,
-  baseMs = 100, capMs = 5000): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
-  const delay = rng() * ceiling;
-  return retryAfterMs !== undefined && retryAfterMs > delay ? retryAfterMs : delay;
-}
 
 /** Retry-After in milliseconds: delta-seconds only (Baton never sends an HTTP-date). */
 export function parseRetryAfter(value: string | null): number | undefined {
@@ -71,28 +58,8 @@ export interface TransportOptions {
   tokenRefreshMs?: number | undefined;
   /** Where a failed re-read of tokenFile is reported. */
   warn?: ((message: string) => void) | undefined;
-  /** One attempt's timeout (10 s); a long-poll attempt gets its waitMs + 5 s instead. */
-  timeoutMs: number;
-  /** How long one call keeps retrying (30 s). */
-  deadlineMs: number;
-  backoffBaseMs: number;
-  backoffCapMs: number;
   fetch: typeof fetch;
   userAgent: string;
-}
-
-/** Per-call options of the transport. */
-export interface CallOptions {
-  /** This call's retry budget in ms, instead of the client's `deadlineMs`. */
-  deadlineMs?: number | undefined;
-  /** An absolute deadline on {@link now} (the holder's lease deadline for heartbeats). Wins over deadlineMs. */
-  deadlineAt?: number | undefined;
-  /** A long-poll: the attempt timeout is this + 5 s, and the budget starts after the held call. */
-  longPollMs?: number | undefined;
-  /** Aborts the call (no retry after it); the call rejects with a TransportError. */
-  signal?: AbortSignal | undefined;
-  /** Extra headers of this call (the trace context of an acquire), sent with every attempt. */
-  headers?: Record<string, string> | undefined;
 }
 
 /** A successful answer. */
@@ -102,10 +69,30 @@ export interface Answer {
   body: unknown;
   text: string;
   contentType: string | undefined;
-  /** {@link now} when the attempt that got this answer was sent: a lease counts from there. */
+  /** {@link now} when the attempt that got this answer was sent. */
   sentAt: number;
+  /**
+   * {@link now} when the first attempt of the call that may have reached the service was sent
+   * (set by the retries; an attempt refused before it connected changed nothing). A grant that
+   * is replayed to a retry (acquire, complete) was made then at the earliest: its lease counts
+   * from there.
+   */
+  firstSentAt: number;
   attempts: number;
 }
+
+/** One prepared call: every attempt of it sends exactly this. */
+export interface Prepared {
+  method: string;
+  path: string;
+  data: string | undefined;
+  headers: Record<string, string>;
+}
+
+/** What one attempt gave. `reached`: the service may have acted on it (only a refused connection did not). */
+export type Attempt =
+  | { ok: true; answer: Answer }
+  | { ok: false; error: BatonError; retry: boolean; retryAfterMs?: number | undefined; reached: boolean };
 
 /**
  * The bearer token of a file that its issuer replaces before the token expires (the kubelet, about
@@ -166,12 +153,10 @@ function readToken(path: string): string | { why: string; cause?: unknown } {
   return token;
 }
 
-type Attempt =
-  | { ok: true; answer: Answer }
-  | { ok: false; error: BatonError; retry: boolean; retryAfterMs?: number | undefined };
-
 export class Transport {
   readonly base: string;
+  /** `host:port` of the service, named in transport errors and retry warnings. */
+  readonly address: string;
   private readonly headers: Record<string, string>;
   private readonly tokenFile: TokenFile | undefined;
 
@@ -186,6 +171,7 @@ export class Transport {
       throw new TypeError(`not an http(s) URL: ${JSON.stringify(options.url)}`);
     }
     this.base = options.url.replace(/\/+$/, '');
+    this.address = `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
     if (options.apiKey && options.tokenFile) throw new TypeError('give apiKey or tokenFile, not both');
     const refreshMs = options.tokenRefreshMs ?? 30000;
     if (!(refreshMs >= 0)) throw new TypeError(`tokenRefreshMs must be 0 or more, not ${refreshMs}`);
@@ -200,41 +186,37 @@ export class Transport {
     return this.tokenFile ? this.tokenFile.current() : this.options.apiKey || undefined;
   }
 
-  /** One call with retries; resolves with the answer or rejects with the last error. */
-  async call(method: string, path: string, body: unknown, opts: CallOptions = {}): Promise<Answer> {
+  /** The body and headers every attempt of one call sends. */
+  prepare(method: string, path: string, body: unknown, headers?: Record<string, string>): Prepared {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { ...this.headers, ...opts.headers };
-    if (data !== undefined) headers['Content-Type'] = 'application/json';
-    const o = this.options;
-    const perAttempt = opts.longPollMs ? opts.longPollMs + LONG_POLL_SLACK_MS : o.timeoutMs;
-    const start = now();
-    const deadline = opts.deadlineAt
-      ?? start + (opts.deadlineMs ?? o.deadlineMs) + (opts.longPollMs ? perAttempt : 0);
-    let renewed = false;
-    for (let attempt = 1; ; attempt++) {
+    const all: Record<string, string> = { ...this.headers, ...headers };
+    if (data !== undefined) all['Content-Type'] = 'application/json';
+    return { method, path, data, headers: all };
+  }
+
+  /**
+   * One attempt. A 401 may only mean that the token file was replaced since it was last read:
+   * then it is repeated with what the file holds now, at once and once per call (`auth.renewed`
+   * remembers it); a 401 was not stored, so this is safe.
+   */
+  async attempt(call: Prepared, timeoutMs: number, signal: AbortSignal | undefined, auth: { renewed: boolean }): Promise<Attempt> {
+    for (;;) {
       const sentAt = now();
-      const timeout = Math.max(50, Math.min(perAttempt, deadline - sentAt));
       const bearer = this.bearer();
-      if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
-      const result = await this.once(method, path, data, headers, timeout, sentAt, attempt, opts.signal);
-      if (result.ok) return result.answer;
-      const error = result.error;
-      error.attempts = attempt;
-      // A 401 may only mean that the file was replaced since it was last read: one more attempt
-      // with what it holds now, at once and only once (a 401 was not stored, so this is safe).
-      if (this.tokenFile && !renewed && (error as { status?: unknown }).status === 401 && !opts.signal?.aborted) {
-        renewed = true;
+      const headers = bearer === undefined ? call.headers : { ...call.headers, Authorization: `Bearer ${bearer}` };
+      const result = await this.once(call, headers, timeoutMs, sentAt, signal);
+      if (!result.ok && this.tokenFile && !auth.renewed && (result.error as { status?: unknown }).status === 401
+        && !signal?.aborted) {
+        auth.renewed = true;
         if (this.tokenFile.reread() !== bearer) continue;
       }
-      if (!result.retry || opts.signal?.aborted) throw error;
-      const delay = backoffDelay(attempt - 1, result.retryAfterMs, Math.random, o.backoffBaseMs, o.backoffCapMs);
-      if (now() + delay >= deadline) throw error;
-      if (!(await sleep(delay, opts.signal))) throw error;
+      return result;
     }
   }
 
-  private async once(method: string, path: string, data: string | undefined, headers: Record<string, string>,
-    timeoutMs: number, sentAt: number, attempt: number, signal: AbortSignal | undefined): Promise<Attempt> {
+  private async once(call: Prepared, headers: Record<string, string>, timeoutMs: number, sentAt: number,
+    signal: AbortSignal | undefined): Promise<Attempt> {
+    const { method, path } = call;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -250,21 +232,24 @@ export class Transport {
     let retryAfter: string | null;
     try {
       const init: RequestInit = { method, headers, signal: controller.signal };
-      if (data !== undefined) init.body = data;
+      if (call.data !== undefined) init.body = call.data;
       const response = await this.options.fetch(this.base + path, init);
       status = response.status;
       contentType = response.headers.get('content-type') ?? undefined;
       retryAfter = response.headers.get('retry-after');
       text = await response.text();
     } catch (cause) {
-      const what = timedOut ? `timed out after ${Math.round(timeoutMs)} ms`
-        : signal?.aborted ? 'aborted by the caller' : describe(cause);
-      return { ok: false, error: new TransportError(`${method} ${path}: ${what}`, timedOut, cause), retry: !signal?.aborted };
+      const refused = errorCode(cause) === 'ECONNREFUSED';
+      const what = timedOut ? `timed out after ${Math.round(timeoutMs)} ms: ${this.address}`
+        : signal?.aborted ? `aborted by the caller (${this.address})`
+          : refused ? `connection refused: ${this.address}` : `no answer from ${this.address}: ${describe(cause)}`;
+      const error = new TransportError(`${method} ${path}: ${what}`, timedOut, cause, this.address);
+      return { ok: false, error, retry: !signal?.aborted, reached: !refused };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
-    return interpret(status, contentType, text, retryAfter, sentAt, attempt);
+    return interpret(status, contentType, text, retryAfter, sentAt, 1);
   }
 }
 
@@ -274,15 +259,19 @@ export function interpret(status: number, contentType: string | undefined, text:
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (status >= 200 && status < 300) {
     if (status === 204 || text.length === 0) {
-      return { ok: true, answer: { status, body: null, text, contentType, sentAt, attempts } };
+      return { ok: true, answer: { status, body: null, text, contentType, sentAt, firstSentAt: sentAt, attempts } };
     }
     if (media !== 'application/json' && !media.endsWith('+json')) {
-      return { ok: false, error: unexpected(status, contentType, text, 'a success that is not JSON'), retry: false };
+      return { ok: false, error: unexpected(status, contentType, text, 'a success that is not JSON'), retry: false, reached: true };
     }
     try {
-      return { ok: true, answer: { status, body: JSON.parse(text), text, contentType, sentAt, attempts } };
+      return {
+        ok: true, answer: { status, body: JSON.parse(text), text, contentType, sentAt, firstSentAt: sentAt, attempts },
+      };
     } catch {
-      return { ok: false, error: unexpected(status, contentType, text, 'a success whose body does not parse'), retry: false };
+      return {
+        ok: false, error: unexpected(status, contentType, text, 'a success whose body does not parse'), retry: false, reached: true,
+      };
     }
   }
   if (media === 'application/problem+json' || media === 'application/json') {
@@ -296,14 +285,23 @@ export function interpret(status: number, contentType: string | undefined, text:
       && typeof (parsed as ProblemBody).code === 'string') {
       const retryAfterMs = parseRetryAfter(retryAfter);
       const error: ProblemError = problemError(status, parsed as ProblemBody, retryAfterMs);
-      return { ok: false, error, retry: RETRY_STATUSES.has(status), retryAfterMs };
+      // 401 and 429 changed nothing; 500 and 503 may have (the answer says only that it failed).
+      return { ok: false, error, retry: RETRY_STATUSES.has(status), retryAfterMs, reached: status >= 500 };
     }
   }
-  return { ok: false, error: unexpected(status, contentType, text, 'not a problem+json answer'), retry: false };
+  return { ok: false, error: unexpected(status, contentType, text, 'not a problem+json answer'), retry: false, reached: true };
 }
 
 function unexpected(status: number, contentType: string | undefined, text: string, why: string): UnexpectedResponseError {
   return new UnexpectedResponseError(status, contentType, text.length > BODY_TEXT_MAX ? text.slice(0, BODY_TEXT_MAX) : text, why);
+}
+
+/** The system error code of a failed fetch (its cause, or the first of an AggregateError of several addresses). */
+function errorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; errors?: unknown } | undefined;
+  if (typeof cause?.code === 'string') return cause.code;
+  const first = Array.isArray(cause?.errors) ? (cause!.errors as { code?: unknown }[])[0] : undefined;
+  return typeof first?.code === 'string' ? first.code : undefined;
 }
 
 /** fetch's own errors say "fetch failed"; the cause says what happened (ECONNREFUSED, other side closed...). */

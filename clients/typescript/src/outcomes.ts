@@ -1,5 +1,5 @@
 /**
- * Typed outcomes and views of protocol v1.1 (docs/protocol.md, "Outcomes", and
+ * Typed outcomes and views of protocol v1.2 (docs/protocol.md, "Outcomes", and
  * docs/api-reference.md, "Answer bodies").
  *
  * Outcomes are a discriminated union on `status`: branch on it, not on the HTTP code (ACQUIRED
@@ -9,8 +9,10 @@
  * Fences are JSON integers (int64) read as JavaScript numbers: exact up to 2^53, which Baton's
  * fences (time based, about 1.8e15 today) stay below.
  */
-import { Json, UnexpectedResponseError } from './errors.js';
 import { copyTrace } from './tracing.js';
+
+/** JSON as Baton carries it (payloads, results, problem bodies). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** One request handed to a holder (NEXT `request` / `requests[i]`). */
 export interface WorkItem {
@@ -36,6 +38,12 @@ export interface Acquired {
   leaseMs: number;
   /** When the lease ends, by the Redis clock (RFC 3339). The holder uses its own monotonic clock instead. */
   expiresAt: string;
+  /**
+   * Which attempt of the request this grant is for (protocol v1.2): 1 for a fresh grant, more for
+   * a wait request's turn that is redone. 1 when the answer has none (an older service, or a
+   * heartbeat's answer, which is about the lease only).
+   */
+  attempt: number;
   /** The W3C trace context the request was submitted with (a heartbeat's answer has none). */
   traceparent?: string;
   tracestate?: string;
@@ -77,6 +85,34 @@ export interface Released {
 export type AcquireOutcome = Acquired | Queued | Next;
 export type CompleteOutcome = Next | Released;
 export type Outcome = Acquired | Queued | Next | Released;
+
+/**
+ * What one `run` (or `hold`) did. A failed run keeps it too: whatever it rejects with carries
+ * the report of what was handled until then as `error.report`, with status FAILED.
+ */
+export interface RunReport {
+  /**
+   * QUEUED: the request is stored; another holder or a claim poller does it. RELEASED: this call
+   * held the lock until it had nothing more to do, which does not mean the caller's request was
+   * done (see {@link handledOwn}). FAILED: only in `error.report` of a run that rejected.
+   */
+  status: 'QUEUED' | 'RELEASED' | 'FAILED';
+  lcid: string;
+  /** This caller's request, also when the client generated its id. */
+  requestId: string;
+  /** QUEUED: where the request stood (1 = next), when known. */
+  position?: number | undefined;
+  /** The requestIds this call's handler ran for and completed, in order. */
+  handled: string[];
+  /**
+   * True only when this caller's own request is among {@link handled}. A RELEASED run may leave
+   * it undone: the lock can pass to a `wait` request queued ahead of it (`released.passedTo`);
+   * then the next holder of the lcid or a claim poller does it (`awaitResult` tells when).
+   */
+  handledOwn: boolean;
+  /** RELEASED: the answer that ended the holding. */
+  released?: Released | undefined;
+}
 
 export type RequestState = 'QUEUED' | 'ACTIVE' | 'DONE' | 'ABORTED' | 'DEAD';
 
@@ -156,7 +192,7 @@ export interface BusyLocks {
 
 type Obj = Record<string, unknown>;
 
-/** Thrown inside the parsers; the transport turns it into an UnexpectedResponseError with the body. */
+/** Thrown inside the parsers; the calls turn it into an UnexpectedResponseError with the body. */
 export class ShapeError extends Error {}
 
 function obj(value: unknown, what: string): Obj {
@@ -181,6 +217,10 @@ function optN(o: Obj, key: string): number | undefined {
   const v = o[key];
   return typeof v === 'number' ? v : undefined;
 }
+function positiveInt(o: Obj, key: string): number | undefined {
+  const v = o[key];
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
 function optStrings(o: Obj, key: string): string[] | undefined {
   const v = o[key];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
@@ -200,6 +240,7 @@ export function parseOutcome(value: unknown): Outcome {
       return copyTrace<Acquired>({
         status: 'ACQUIRED', lcid: s(o, 'lcid'), requestId: s(o, 'requestId'), token: s(o, 'token'),
         fence: n(o, 'fence'), leaseMs: n(o, 'leaseMs'), expiresAt: s(o, 'expiresAt'),
+        attempt: positiveInt(o, 'attempt') ?? 1,
       }, o);
     case 'QUEUED':
       return {
@@ -302,14 +343,4 @@ export function parseBusyLocks(value: unknown): BusyLocks {
     rankedAmong: optN(o, 'rankedAmong'),
     items: items.map(parseLockView),
   };
-}
-
-/** Wraps a parser: a shape problem becomes the typed "unexpected response" error, with the body. */
-export function shaped<T>(status: number, contentType: string | undefined, text: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (e) {
-    if (e instanceof ShapeError) throw new UnexpectedResponseError(status, contentType, text, e.message);
-    throw e;
-  }
 }

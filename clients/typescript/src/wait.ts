@@ -7,12 +7,17 @@
  * callers can never wait for each other in a cycle.
  */
 import { Buffer } from 'node:buffer';
+import { Calls } from './calls.js';
 import { BatonError, LockLostError, NotQueuedError, UnexpectedResponseError, WaitTimeoutError, errorMessage } from './errors.js';
-import { Lease, reasonOf } from './holder.js';
+import { Lease, reasonOf, renewIfOld } from './holder.js';
 import { LONG_POLL_MAX_MS, now } from './http.js';
 import type { Acquired, Next, Released, RequestView } from './outcomes.js';
-import type { BatonClient } from './client.js';
 import { TraceContext, inWorkSpan, otel } from './tracing.js';
+
+/** Where the stranded-queue warning sends the reader. */
+export const WHO_RESCUES_WHAT = 'docs/claims-and-dead-letters.md#who-rescues-what';
+/** The budget of one lock view read while waiting: a hint, never worth a long retry. */
+const VIEW_READ_BUDGET_MS = 5000;
 
 /**
  * Options of {@link BatonClient.awaitTurn}. `traceparent` / `tracestate`: the trace context to
@@ -28,7 +33,12 @@ export interface AwaitTurnOptions extends TraceContext {
    * if its turn was just granted, picked up and aborted) and a WaitTimeoutError thrown.
    */
   timeoutMs?: number | undefined;
-  /** Stops waiting, like a timeout; the call rejects with the transport's abort error. */
+  /**
+   * Gives up waiting, like a timeout (the request is withdrawn); the call rejects with the
+   * transport's abort error. Nothing else withdraws: a call that fails (an outage past the retry
+   * deadline, an unexpected answer) is thrown with the request still queued in its place, and
+   * awaitTurn with the same requestId waits on there.
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -42,6 +52,11 @@ export class Turn {
   /** Pass it to your database with every write. */
   readonly fence: number;
   readonly leaseMs: number;
+  /**
+   * Which attempt of the request this turn is (from the ACQUIRED answer, protocol v1.2; 1 from an
+   * older service): more than 1 means the work is being redone.
+   */
+  readonly attempt: number;
   /** The payload this process submitted the request with. */
   readonly payload: unknown;
   /** The W3C trace context stored with the request (absent when it was submitted without one). */
@@ -49,12 +64,12 @@ export class Turn {
   readonly tracestate: string | undefined;
   /** True once completed or aborted. */
   finished = false;
-  readonly #client: BatonClient;
+  readonly #client: Calls;
   readonly #token: string;
   readonly #lease: Lease;
 
   /** @internal */
-  constructor(client: BatonClient, acquired: Acquired, payload: unknown, lease: Lease) {
+  constructor(client: Calls, acquired: Acquired, payload: unknown, lease: Lease) {
     this.#client = client;
     this.#token = acquired.token;
     this.#lease = lease;
@@ -62,6 +77,7 @@ export class Turn {
     this.requestId = acquired.requestId;
     this.fence = acquired.fence;
     this.leaseMs = acquired.leaseMs;
+    this.attempt = acquired.attempt;
     this.payload = payload;
     this.traceparent = acquired.traceparent;
     this.tracestate = acquired.tracestate;
@@ -121,11 +137,50 @@ export class Turn {
   }
 }
 
+/**
+ * Watches a wait for work nobody holds: after each long-poll that answered QUEUED it reads the
+ * lock view, and when two reads in a row find no holder and requests queued (handoff work ahead of
+ * the turn, or a requeued request, and no claim poller running), it logs one warning. The wait
+ * goes on: the warning is for whoever runs the deployment.
+ */
+class StrandedWatch {
+  private inARow = 0;
+  private warned = false;
+
+  constructor(private readonly client: Calls, private readonly lcid: string, private readonly requestId: string) {}
+
+  async afterQueued(signal: AbortSignal | undefined): Promise<void> {
+    if (this.warned) return;
+    let held: boolean;
+    let queued: number;
+    try {
+      ({ held, queueLength: queued } = await this.client.lock(this.lcid, { deadlineMs: VIEW_READ_BUDGET_MS, signal }));
+    } catch {
+      return; // a hint only: the next long-poll reports a real failure
+    }
+    this.inARow = !held && queued > 0 ? this.inARow + 1 : 0;
+    if (this.inARow < 2) return;
+    this.warned = true;
+    this.client._log('warn', `baton: ${this.lcid} has no holder and ${queued} request(s) queued while ${this.requestId} `
+      + 'waits for its turn: handoff work (or a requeued request) on it waits for a claim poller or the next handoff '
+      + `acquire on ${this.lcid}; run a claim poller for these lcids (${WHO_RESCUES_WHAT})`);
+  }
+}
+
+/** How awaitTurn treats a failure: lockAll gives up as a whole on any. */
+export interface AwaitTurnControl {
+  /** Aborted (with the loss) when the turn's lock is lost, besides the turn's own signal. */
+  alsoCancel?: AbortController[];
+  /** Withdraw on any failure, not only when the caller gives up. */
+  withdrawOnFailure?: boolean;
+}
+
 /** @internal the wait loop behind BatonClient.awaitTurn. */
-export async function awaitTurn(client: BatonClient, lcid: string, requestId: string, opts: AwaitTurnOptions,
-  alsoCancel: AbortController[] = []): Promise<Turn> {
+export async function awaitTurn(client: Calls, lcid: string, requestId: string, opts: AwaitTurnOptions,
+  control: AwaitTurnControl = {}): Promise<Turn> {
   const deadline = opts.timeoutMs === undefined ? undefined : now() + opts.timeoutMs;
-  let submitted = false; // maybe stored from the first send on: a failure must withdraw it
+  const stranded = new StrandedWatch(client, lcid, requestId);
+  let submitted = false; // maybe stored from the first send on
   let asked = false;
   try {
     for (;;) {
@@ -139,32 +194,31 @@ export async function awaitTurn(client: BatonClient, lcid: string, requestId: st
         waitMs: Math.max(0, Math.min(remaining, LONG_POLL_MAX_MS)), traceparent: opts.traceparent, tracestate: opts.tracestate,
       }, { signal: opts.signal });
       asked = true;
-      if (outcome.status === 'QUEUED') continue;
+      if (outcome.status === 'QUEUED') {
+        await stranded.afterQueued(opts.signal);
+        continue;
+      }
       if (outcome.status !== 'ACQUIRED') {
         throw new UnexpectedResponseError(200, 'application/json', JSON.stringify(outcome),
           `a wait request's acquire answered ${outcome.status}`);
       }
-      // A held call picked the turn up somewhere between its send and its answer, and the lease
-      // counts from the pick-up. Counting from the send time is safe, but after a long hold it
-      // leaves little: then renew at once and count from that heartbeat.
-      let leaseMs = outcome.leaseMs;
-      let at = sentAt;
-      if (now() - sentAt > leaseMs / 3) {
-        const renewed = await client._heartbeatTimed(lcid, outcome.token);
-        leaseMs = renewed.leaseMs;
-        at = renewed.sentAt;
-      }
-      const lease = new Lease(client, lcid, outcome.token, leaseMs, at, alsoCancel).start();
-      return new Turn(client, { ...outcome, leaseMs }, opts.payload, lease);
+      // The turn's lease started at the pick-up, somewhere between the first send of this call
+      // and its answer: after a long hold (or retries) it is renewed before it is handed out.
+      const live = await renewIfOld(client, lcid, outcome.token, outcome.leaseMs, sentAt);
+      const lease = new Lease(client, lcid, outcome.token, live.leaseMs, live.sentAt, control.alsoCancel).start();
+      return new Turn(client, { ...outcome, leaseMs: live.leaseMs }, opts.payload, lease);
     }
   } catch (error) {
-    if (submitted) await giveUpWaiting(client, lcid, requestId, opts);
+    // Only a caller who gives up (its timeout, its signal) loses its place; a failure of the
+    // call leaves the request queued, where a new awaitTurn with the same requestId finds it.
+    const gaveUp = error instanceof WaitTimeoutError || opts.signal?.aborted === true;
+    if (submitted && (gaveUp || control.withdrawOnFailure)) await giveUpWaiting(client, lcid, requestId, opts);
     throw error;
   }
 }
 
 /** Withdraws a wait request; if its turn was just granted, picks it up and aborts it. */
-async function giveUpWaiting(client: BatonClient, lcid: string, requestId: string, opts: AwaitTurnOptions): Promise<void> {
+async function giveUpWaiting(client: Calls, lcid: string, requestId: string, opts: AwaitTurnOptions): Promise<void> {
   const reason = 'the waiter gave up';
   try {
     await client.withdraw(lcid, requestId, { reason });
@@ -187,7 +241,7 @@ async function giveUpWaiting(client: BatonClient, lcid: string, requestId: strin
 }
 
 /** @internal the long-poll loop behind BatonClient.awaitResult. */
-export async function awaitResult(client: BatonClient, lcid: string, requestId: string,
+export async function awaitResult(client: Calls, lcid: string, requestId: string,
   opts: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined }): Promise<RequestView> {
   const deadline = opts.timeoutMs === undefined ? undefined : now() + opts.timeoutMs;
   for (;;) {
@@ -230,7 +284,7 @@ export function byteOrder(lcids: Iterable<string>): string[] {
 }
 
 /** @internal the multi-lcid lock behind BatonClient.lockAll. */
-export async function lockAll<T>(client: BatonClient, lcids: Iterable<string>, handler: (work: LockAllWork) => T | Promise<T>,
+export async function lockAll<T>(client: Calls, lcids: Iterable<string>, handler: (work: LockAllWork) => T | Promise<T>,
   opts: LockAllOptions): Promise<T> {
   const ordered = byteOrder(lcids);
   const deadline = opts.timeoutMs === undefined ? undefined : now() + opts.timeoutMs;
@@ -244,7 +298,7 @@ export async function lockAll<T>(client: BatonClient, lcids: Iterable<string>, h
       const left = deadline === undefined ? undefined : Math.max(0, deadline - now());
       turns.push(await awaitTurn(client, lcid, client.newRequestId(), {
         leaseMs: opts.leaseMs, timeoutMs: left, signal: opts.signal, traceparent: opts.traceparent, tracestate: opts.tracestate,
-      }, [cancelled]));
+      }, { alsoCancel: [cancelled], withdrawOnFailure: true }));
     }
     const fences: Record<string, number> = {};
     for (const turn of turns) fences[turn.lcid] = turn.fence;

@@ -2,7 +2,11 @@
  * The conformance scenarios of clients/conformance/scenarios.md, one test per id, against the
  * real packaged service and redis-server that clients/conformance/harness starts (run them with
  * `clients/conformance/run typescript`). Skipped when BATON_URL is not set, except
- * proxy_502_is_typed_error, which needs only a local HTTP server. trace_context_travels is this
+ * proxy_502_is_typed_error, which needs only a local HTTP server. Nothing here assumes that keys are
+ * checked: the whole suite also passes against a service with authentication off
+ * (auth_off_ignores_keys: `clients/conformance/run typescript --auth-off`). Every scenario that
+ * runs a claim poller gives it an lcid prefix of its own, so that pollers never take another
+ * scenario's work. trace_context_travels is this
  * client's own check (not a scenario of scenarios.md): a submitted trace context comes back on
  * NEXT and the request view, and the holder's baton.work span links to it.
  */
@@ -18,7 +22,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
-  BatonClient, BatonClientOptions, HandlerError, LockAllWork, LockLostError, NotFoundError, RequestView,
+  BatonClient, BatonClientOptions, HandlerError, LockAllWork, LockLostError, NotFoundError, RequestView, Submitted,
   UnexpectedResponseError, Work, WorkItem,
 } from '@baton/client';
 
@@ -414,7 +418,9 @@ test('claim_poller_rescues_orphan', { skip: SKIP, timeout: 60000 }, async () => 
   } finally {
     stop.abort();
   }
-  assert.ok((await poller.outcome(15000)) >= 1);
+  const report = await poller.outcome(15000);
+  assert.ok(report.claims >= 1, JSON.stringify(report));
+  assert.deepEqual([report.handled, report.failed], [2, 0]);
   assert.deepEqual(seen, [['o1', 2], ['o2', 1]]);
   await assertDone(raw, L, 'o1');
   await assertDone(raw, L, 'o2');
@@ -484,6 +490,99 @@ test('proxy_502_is_typed_error', { timeout: 30000 }, async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
+});
+
+// ------------------------------------------------------------------ requeued_request_rescued_by_poller
+
+test('requeued_request_rescued_by_poller', { skip: SKIP, timeout: 60000 }, async () => {
+  const P = prefix('requeued_request_rescued_by_poller');
+  const L = `${P}L`;
+  // The poller first, as every README's first example starts one.
+  const stop = new AbortController();
+  const seen: [string, number][] = [];
+  const errors: unknown[] = [];
+  const poller = new Task(client().runClaims((work) => {
+    seen.push([work.requestId, work.attempt]);
+    return { by: 'poller' };
+  }, { lcidPrefix: P, signal: stop.signal, onError: (error) => errors.push(error) }));
+  try {
+    const holder = client();
+    const message = `boom-${randomBytes(3).toString('hex')}`;
+    const error = await holder.run(L, (work) => {
+      if (work.attempt === 1) throw new Error(message);
+      return { by: 'holder' };
+    }, { requestId: 'r1' }).then((report) => assert.fail(`run must fail: ${JSON.stringify(report)}`), (e: unknown) => e);
+    assert.ok(error instanceof HandlerError, String(error));
+    assert.equal((error.cause as Error).message, message);
+    assert.deepEqual(error.report, { status: 'FAILED', lcid: L, requestId: 'r1', handled: [], handledOwn: false });
+    // Nobody submits anything more on L: only the poller can do r1 now.
+    const view = await assertDone(holder, L, 'r1', 10000);
+    assert.deepEqual([view.attempt, view.result], [2, { by: 'poller' }]);
+  } finally {
+    stop.abort();
+  }
+  assert.deepEqual(await poller.outcome(15000), { claims: 1, handled: 1, failed: 0 });
+  assert.deepEqual(seen, [['r1', 2]]);
+  assert.deepEqual(errors, []);
+});
+
+// ------------------------------------------------------------------ released_before_own_request
+
+test('released_before_own_request', { skip: SKIP, timeout: 60000 }, async () => {
+  const [raw, c] = [client(), client()];
+  const L = `${prefix('released_before_own_request')}L`;
+  const r0 = await raw.acquire(L, { requestId: 'r0', leaseMs: 30000 });
+  assert.ok(r0.status === 'ACQUIRED', r0.status);
+  assert.equal((await raw.acquire(L, { requestId: 'h1' })).status, 'QUEUED');
+  assert.equal((await raw.acquire(L, { requestId: 'w1', mode: 'wait' })).status, 'QUEUED');
+  await raw.abort(L, r0.token, 'r0'); // no requeue: L has no holder, h1 at its head
+  const events: string[] = [];
+  const submitted: Submitted[] = [];
+  const report = await c.run(L, (work) => {
+    events.push(`handler ${work.requests.map((r) => r.requestId).join(',')}`);
+    return { by: 'r2 caller' };
+  }, {
+    requestId: 'r2', onSubmit: (s) => {
+      submitted.push(s);
+      events.push('submitted');
+    },
+  });
+  assert.equal(submitted.length, 1);
+  assert.deepEqual([submitted[0]!.lcid, submitted[0]!.requestId, submitted[0]!.outcome?.status], [L, 'r2', 'NEXT']);
+  assert.deepEqual(events, ['submitted', 'handler h1']);
+  assert.equal(report.status, 'RELEASED');
+  assert.equal(report.released?.passedTo, 'w1');
+  assert.deepEqual([report.requestId, report.handled, report.handledOwn], ['r2', ['h1'], false]);
+  // RELEASED, and yet r2 is not done: whoever holds L next does it.
+  assert.equal((await c.request(L, 'r2')).state, 'QUEUED');
+  assert.deepEqual((await assertDone(c, L, 'h1')).result, { by: 'r2 caller' });
+});
+
+// ------------------------------------------------------------------ turn_after_long_wait_is_live
+
+test('turn_after_long_wait_is_live', { skip: SKIP, timeout: 60000 }, async () => {
+  const [w1c, w2c] = [client(), client()];
+  const L = `${prefix('turn_after_long_wait_is_live')}L`;
+  const w1 = await w1c.awaitTurn(L, 'w1', { timeoutMs: 10000 });
+  const heldFrom = now();
+  const t2 = new Task((async () => {
+    // A 1000 ms lease, and a wait of three times that.
+    const turn = await w2c.awaitTurn(L, 'w2', { leaseMs: 1000, timeoutMs: 30000 });
+    await sleep(1500); // the work, longer than the lease: the heartbeats keep it
+    turn.check();
+    const released = await turn.complete({ by: 'w2' });
+    return { turn, released };
+  })());
+  assert.ok(await until(async () => (await stateOf(w1c, L, 'w2')) === 'QUEUED', 10000), 'W2 waits');
+  await sleep(Math.max(0, 3000 - (now() - heldFrom))); // W1 holds its turn 3000 ms
+  assert.equal(t2.done, false, 'W2 waits while W1 holds L');
+  assert.equal((await w1.complete({ w1: true })).status, 'RELEASED');
+  const { turn, released } = await t2.outcome(30000);
+  assert.equal(turn.attempt, 1);
+  assert.ok(turn.fence > w1.fence, 'a higher fence than W1');
+  assert.equal(released.status, 'RELEASED');
+  const view = await assertDone(w2c, L, 'w2');
+  assert.deepEqual([view.result, view.attempt], [{ by: 'w2' }, 1]);
 });
 
 // ------------------------------------------------------------------ trace_context_travels

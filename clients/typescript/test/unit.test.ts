@@ -203,7 +203,7 @@ describe('problems and answers', () => {
     ]);
     const c = client(s.url);
     const lost = await rejects(c.heartbeat('L', 'tok'), LockLostError);
-    assert.equal(lost.expiredLocally, false);
+    assert.equal(lost.byClient, false);
     const dup = await rejects(c.acquire('L', { requestId: 'r' }), DuplicateRequestError);
     assert.equal(dup.state, 'DONE');
     assert.deepEqual(dup.result, { x: 1 });
@@ -238,17 +238,17 @@ describe('problems and answers', () => {
     await assert.rejects(c.complete('L', 'tok', { requestId: 'a', completed: { a: 1 } }), TypeError);
   });
 
-  test('abort, withdraw and redrive bodies', async () => {
+  test('abort, withdraw and retryDeadLetter bodies', async () => {
     const s = await stub([], (hit) => (hit.path.endsWith('/retry') ? ok(QUEUED, 202) : ok(RELEASED)));
     const c = client(s.url);
     await c.abort('L', 'tok', 'r', { requeue: true, reason: 'x'.repeat(2000) });
     await c.withdraw('L', 'r', { reason: 'gone' });
-    await c.redrive('L', 'r');
-    const [abort, withdraw, redrive] = s.bodies() as [Record<string, unknown>, unknown, unknown];
+    await c.retryDeadLetter('L', 'r');
+    const [abort, withdraw, retried] = s.bodies() as [Record<string, unknown>, unknown, unknown];
     assert.equal((abort.reason as string).length, 1024);
     assert.deepEqual({ ...abort, reason: undefined }, { requestId: 'r', token: 'tok', requeue: true, reason: undefined });
     assert.deepEqual(withdraw, { requestId: 'r', reason: 'gone' });
-    assert.equal(redrive, undefined);
+    assert.equal(retried, undefined);
     assert.deepEqual(s.paths(), ['/v1/locks/L/abort', '/v1/locks/L/abort', '/v1/locks/L/requests/r/retry']);
   });
 
@@ -298,7 +298,6 @@ describe('pure rules', () => {
   test('the version is the package version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     assert.equal(VERSION, pkg.version);
-    assert.equal(VERSION, '1.1.0');
   });
 });
 
@@ -319,7 +318,7 @@ describe('the holder', () => {
       cancelledAfter = performance.now() - start;
       work.check();
     }, { requestId: 'r' }), LockLostError);
-    assert.equal(error.expiredLocally, true);
+    assert.equal(error.byClient, true);
     assert.ok(cancelledAfter >= 0 && cancelledAfter < 1500, `cancelled after ${cancelledAfter} ms`);
     assert.ok(s.paths().some((p) => p.endsWith('/heartbeat')));
     assert.ok(!s.paths().some((p) => p.endsWith('/complete') || p.endsWith('/abort')), 'never completes or aborts a lost lock');
@@ -334,7 +333,7 @@ describe('the holder', () => {
       reason = work.signal.reason;
       work.signal.throwIfAborted();
     }), LockLostError);
-    assert.ok(reason instanceof LockLostError && !reason.expiredLocally);
+    assert.ok(reason instanceof LockLostError && !reason.byClient);
     assert.ok(!s.paths().some((p) => p.endsWith('/complete') || p.endsWith('/abort')));
   });
 
@@ -396,23 +395,15 @@ describe('the holder', () => {
     assert.deepEqual(s.paths().slice(1), ['/v1/locks/L/abort']);
   });
 
-  test('a DUPLICATE_REQUEST after a retried acquire means the request was stored: QUEUED', async () => {
-    const s = await stub([problem(503, 'BACKEND_UNAVAILABLE'), problem(409, 'DUPLICATE_REQUEST', { state: 'ACTIVE', attempt: 1 })]);
-    const report = await client(s.url).run('L', () => assert.fail('never runs'), { requestId: 'r' });
-    assert.equal(report.status, 'QUEUED');
-    const t = await stub([problem(409, 'DUPLICATE_REQUEST', { state: 'DONE', attempt: 1 })]);
-    await rejects(client(t.url).run('L', () => undefined, { requestId: 'r' }), DuplicateRequestError);
-  });
-
   test('QUEUED returns at once with the position', async () => {
     const s = await stub([ok(QUEUED, 202)]);
     let submitted = '';
     const report = await client(s.url).run('L', () => assert.fail('never runs'), {
       requestId: 'r', onSubmit: (o) => {
-        submitted = o.status;
+        submitted = o.outcome?.status ?? 'none';
       },
     });
-    assert.deepEqual(report, { status: 'QUEUED', lcid: 'L', requestId: 'r', position: 2, handled: [] });
+    assert.deepEqual(report, { status: 'QUEUED', lcid: 'L', requestId: 'r', position: 2, handled: [], handledOwn: false });
     assert.equal(submitted, 'QUEUED');
   });
 
@@ -470,7 +461,7 @@ describe('the holder', () => {
         if (answers.length >= 4) stop.abort();
       },
     });
-    assert.equal(await poller, 1);
+    assert.deepEqual(await poller, { claims: 1, handled: 1, failed: 0 });
     assert.deepEqual(answers, [null, 'p-1', null, null]);
     assert.deepEqual(seen, ['o1/2']);
     assert.deepEqual(s.bodies()[0], { leaseMs: 5000, lcidPrefix: 'p-' });

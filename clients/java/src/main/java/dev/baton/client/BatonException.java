@@ -5,6 +5,13 @@ package dev.baton.client;
  * subclasses a program branches on ({@link LockLostException}, {@link DuplicateRequestException}, ...).
  */
 public class BatonException extends RuntimeException {
+    /**
+     * How many times the call that failed was sent (its first attempt and its retries; 0 when no call was made).
+     * {@code run} reads it: a DUPLICATE_REQUEST after more than one attempt means its own first attempt stored the
+     * request and only the answer was lost.
+     */
+    int attempts;
+
     public BatonException(String message) {
         super(message);
     }

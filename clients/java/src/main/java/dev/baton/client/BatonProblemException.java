@@ -18,7 +18,12 @@ public class BatonProblemException extends BatonException {
     private final long retryAfterMs;
 
     public BatonProblemException(JsonNode body, int status, long retryAfterMs) {
-        super(message(body, status));
+        this(body, status, retryAfterMs, message(body, status));
+    }
+
+    /** With a message of its own (a problem the client made up, such as a lock it decided was lost). */
+    BatonProblemException(JsonNode body, int status, long retryAfterMs, String message) {
+        super(message);
         this.body = body;
         this.status = status;
         this.code = text(body, "code");
@@ -47,7 +52,7 @@ public class BatonProblemException extends BatonException {
         return code;
     }
 
-    /** The HTTP status. */
+    /** The HTTP status (0 for a problem the client decided itself: {@link LockLostException#byClient()}). */
     public int status() {
         return status;
     }

@@ -3,9 +3,11 @@ package dev.baton.client;
 /**
  * What a caller holds while the client keeps its lease alive: the lock of one lcid under one {@link #fence()},
  * and the cancellation that comes when the lock is lost. A {@link Work} (the holder loop's handler) and a
- * {@link Turn} (a wait-mode turn) are both held this way, so they are cancelled the same way.
+ * {@link Turn} (a wait-mode turn) are both held this way, so they are cancelled the same way. Only this package
+ * makes them (the constructor is package-private); not {@code sealed}, because the holder part that defines it
+ * must not name the wait part's Turn (clients/README.md, "How each client is built").
  */
-public abstract sealed class Held permits Work, Turn {
+public abstract class Held {
     private final String lcid;
     private final long fence;
     final Holding holding;

@@ -1,6 +1,8 @@
 package dev.baton.client;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,12 +13,16 @@ import java.util.concurrent.TimeUnit;
  * heartbeat that gave it the lock or its current request) + the lease, on {@link System#nanoTime()}: not the
  * service's {@code expiresAt}, because the two clocks differ and a renewal answer may arrive late. When a
  * heartbeat answers LOCK_LOST, or the deadline passes without a renewal, the holding is lost: the handler
- * thread is interrupted, the cancellation signal fires, and the client never completes for it.
+ * thread is interrupted, the cancellation signal fires, one warning is logged saying who decided, and the
+ * client never completes for it.
  */
 final class Holding {
+    private static final System.Logger LOG = System.getLogger("dev.baton.client");
     private static final long RETRY_AFTER_FAILURE_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final String DEADLINE_PASSED = "no renewal before the holder's lease deadline";
 
-    private final BatonClient client;
+    private final Calls calls;
+    private final Executor executor;
     final String lcid;
     final String token;
     private long leaseMs;
@@ -25,19 +31,24 @@ final class Holding {
     private boolean stopped;
     private boolean finishing;
     private String lostWhy;
+    private LockLostException serviceLoss; // the service's LOCK_LOST answer, when it decided
     private final HandlerInterrupt handlerInterrupt = new HandlerInterrupt();
     private final CompletableFuture<Void> lostSignal = new CompletableFuture<>();
 
-    Holding(BatonClient client, String lcid, String token, long leaseMs, long sentNanos) {
-        this.client = client;
+    Holding(Calls calls, Executor executor, String lcid, String token, long leaseMs, long sentNanos) {
+        this.calls = calls;
+        this.executor = executor;
         this.lcid = lcid;
         this.token = token;
         this.leaseMs = leaseMs;
         this.deadline = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
     }
 
-    void start() {
-        client.executor().execute(this::loop);
+    /** Creates the holding of a grant sent at {@code sentNanos} and starts its heartbeats. */
+    static Holding start(Calls calls, Executor executor, String lcid, String token, long leaseMs, long sentNanos) {
+        Holding h = new Holding(calls, executor, lcid, token, leaseMs, sentNanos);
+        executor.execute(h::loop);
+        return h;
     }
 
     private long intervalNs() {
@@ -65,7 +76,7 @@ final class Holding {
                         continue;
                     }
                     if (now >= deadline) {
-                        markLostLocked("no renewal before the holder's lease deadline");
+                        markLostLocked(DEADLINE_PASSED, null);
                         return;
                     }
                     long wake = Math.min(nextBeat, deadline);
@@ -78,20 +89,20 @@ final class Holding {
             }
             long sent = System.nanoTime();
             try {
-                Acquired a = client.heartbeatUntil(lcid, token, null, dl);
+                Acquired a = calls.heartbeatUntil(lcid, token, null, dl);
                 renewed(sent, a.leaseMs());
                 nextBeat = sent + intervalNs();
             } catch (LockLostException e) {
                 synchronized (this) {
                     if (!finishing && !stopped) {
-                        markLostLocked("a heartbeat answered LOCK_LOST");
+                        markLostLocked("a heartbeat answered 409 LOCK_LOST", e);
                         return;
                     }
                 }
                 nextBeat = System.nanoTime() + intervalNs();
             } catch (RuntimeException e) {
                 // Could not renew in the time left (503s, timeouts): try again shortly, until the deadline decides.
-                client.log(System.Logger.Level.DEBUG, "heartbeat on " + lcid + " failed: " + e.getMessage());
+                LOG.log(System.Logger.Level.DEBUG, "heartbeat on " + lcid + " failed: " + e.getMessage());
                 nextBeat = System.nanoTime() + RETRY_AFTER_FAILURE_NS;
             }
         }
@@ -112,39 +123,47 @@ final class Holding {
         notifyAll();
     }
 
-    synchronized void markLost(String why) {
-        markLostLocked(why);
+    /** The service answered LOCK_LOST to one of the holder's own calls (its complete). */
+    synchronized void markLost(String why, LockLostException answer) {
+        markLostLocked(why, answer);
     }
 
-    private void markLostLocked(String why) {
+    private void markLostLocked(String why, LockLostException answer) {
         if (lost) {
             return;
         }
         lost = true;
         lostWhy = why;
+        serviceLoss = answer;
+        LOG.log(System.Logger.Level.WARNING, answer != null
+                ? "lock lost on " + lcid + ": " + why + " (decided by the service); the work is cancelled"
+                : "lock lost on " + lcid + ", decided by this client: " + why
+                        + " (no LOCK_LOST answer: the service was not heard in time); the work is cancelled");
         handlerInterrupt.fire();
         notifyAll();
         try {
             // Listeners run on a client thread, never under this holding's monitor.
-            client.executor().execute(() -> lostSignal.complete(null));
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            executor.execute(() -> lostSignal.complete(null));
+        } catch (RejectedExecutionException closing) {
             lostSignal.complete(null);
         }
     }
 
     synchronized boolean isLost() {
         if (!lost && !finishing && !stopped && System.nanoTime() >= deadline) {
-            markLostLocked("no renewal before the holder's lease deadline");
+            markLostLocked(DEADLINE_PASSED, null);
         }
         return lost;
     }
 
+    /** The loss as an error to throw: the service's LOCK_LOST, or the client's own decision. */
     LockLostException lostException() {
-        String why;
         synchronized (this) {
-            why = lostWhy == null ? "lock lost" : lostWhy;
+            if (serviceLoss != null) {
+                return serviceLoss.again();
+            }
+            return LockLostException.byClient(lcid, lostWhy == null ? DEADLINE_PASSED : lostWhy);
         }
-        return LockLostException.deadlinePassed(lcid, why);
     }
 
     CompletableFuture<Void> lostSignal() {

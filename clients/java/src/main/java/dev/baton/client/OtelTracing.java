@@ -90,7 +90,7 @@ final class OtelTracing implements Tracing {
     }
 
     private SpanBuilder builder() {
-        return openTelemetry().getTracer(SCOPE_NAME, BatonClient.VERSION).spanBuilder(SPAN_NAME);
+        return openTelemetry().getTracer(SCOPE_NAME, Version.CLIENT).spanBuilder(SPAN_NAME);
     }
 
     @SuppressWarnings("try") // the scope is only closed, never read

@@ -21,7 +21,7 @@ public record RequestView(String lcid, String requestId, String state, Integer p
         this(lcid, requestId, state, position, attempt, fence, result, reason, null, null);
     }
 
-    /** DONE, ABORTED or DEAD: nothing more will happen to it (unless an operator redrives a DEAD one). */
+    /** DONE, ABORTED or DEAD: nothing more will happen to it (unless an operator retries a DEAD one). */
     public boolean ended() {
         return "DONE".equals(state) || "ABORTED".equals(state) || "DEAD".equals(state);
     }

@@ -4,22 +4,26 @@ import java.util.function.Supplier;
 
 /**
  * A {@code wait} request's turn, picked up by {@link BatonClient#awaitTurn}: the caller holds the lock for its
- * own request. The lease is kept alive by heartbeats in the background until {@link #complete} or
- * {@link #abort}. {@link #close()} aborts a turn that was not finished, so try-with-resources never leaves a
- * lock behind.
+ * own request. It is live when returned (a turn that came after a long wait was renewed first), and the lease is
+ * kept alive by heartbeats in the background until {@link #complete} or {@link #abort}. {@link #close()} aborts a
+ * turn that was not finished, so try-with-resources never leaves a lock behind.
  */
 public final class Turn extends Held implements AutoCloseable {
-    private final BatonClient client;
+    private static final System.Logger LOG = System.getLogger("dev.baton.client");
+
+    private final Calls calls;
     private final String requestId;
+    private final int attempt;
     final String traceparent;
     final String tracestate;
     private boolean finished;
 
-    Turn(BatonClient client, String lcid, String requestId, long fence, Holding holding, String traceparent,
+    Turn(Calls calls, String lcid, String requestId, long fence, int attempt, Holding holding, String traceparent,
          String tracestate) {
         super(lcid, fence, holding);
-        this.client = client;
+        this.calls = calls;
         this.requestId = requestId;
+        this.attempt = attempt;
         this.traceparent = traceparent;
         this.tracestate = tracestate;
     }
@@ -29,11 +33,19 @@ public final class Turn extends Held implements AutoCloseable {
     }
 
     /**
+     * Which attempt of the request this turn is (from the ACQUIRED answer; 1 from a service older than protocol
+     * v1.2): more than 1 means the work is being redone (an earlier turn's lease ran out, or it was requeued).
+     */
+    public int attempt() {
+        return attempt;
+    }
+
+    /**
      * Completes the request with {@code result} (null: none). The lock passes to the next {@code wait} request
      * or is released: RELEASED. Throws {@link LockLostException} (without calling) when the lock is lost.
      */
     public synchronized Outcome complete(Object result) {
-        return finish(() -> client.complete(lcid(), holding.token, requestId, result, null));
+        return finish(() -> calls.complete(lcid(), holding.token, requestId, result, null));
     }
 
     /**
@@ -41,7 +53,7 @@ public final class Turn extends Held implements AutoCloseable {
      * {@code wait} request, the lock passes straight back to it as a new turn: call awaitTurn again to pick it up.
      */
     public synchronized Released abort(boolean requeue, String reason) {
-        return finish(() -> client.abort(lcid(), holding.token, requestId, requeue, reason));
+        return finish(() -> calls.abort(lcid(), holding.token, requestId, requeue, reason));
     }
 
     /** The one call that ends the turn; heartbeats stop with it, whatever it answers. */
@@ -72,7 +84,7 @@ public final class Turn extends Held implements AutoCloseable {
             try {
                 abort(false, "turn closed without complete");
             } catch (BatonException e) {
-                client.log(System.Logger.Level.DEBUG, "abort on close of " + lcid() + " failed: " + e.getMessage());
+                LOG.log(System.Logger.Level.DEBUG, "abort on close of " + lcid() + " failed: " + e.getMessage());
             }
         }
     }

@@ -35,7 +35,7 @@ class ClientUnitTest {
     private static final String RELEASED = "{\"status\":\"RELEASED\",\"lcid\":\"L\",\"pending\":0}";
 
     private static BatonClient client(Stub s, RetryPolicy p) {
-        return BatonClient.builder(s.url()).apiKey("secret").retryPolicy(p).callTimeout(Duration.ofMillis(500)).build();
+        return BatonClient.builder(s.url()).apiKey("secret").retryPolicy(p).callTimeout(Duration.ofMillis(2000)).build();
     }
 
     private static RetryPolicy fast(long deadlineMs) {
@@ -109,16 +109,16 @@ class ClientUnitTest {
             int status = Integer.parseInt(cases[i][1]);
             String body = "{\"code\":\"" + cases[i][0] + "\",\"status\":" + status + ",\"state\":\"DONE\",\"attempt\":2,"
                     + "\"result\":{\"ok\":true},\"activeRequestIds\":[\"a\",\"b\"]}";
-            BatonProblemException p = BatonClient.problem(status, "application/problem+json", body, 0);
+            BatonProblemException p = Http.problem(status, "application/problem+json", body, 0);
             assertEquals(types.get(i), p.getClass(), cases[i][0]);
             assertEquals(cases[i][0], p.code());
             assertEquals("DONE", p.state());
             assertEquals(2, p.attempt());
         }
-        DuplicateRequestException d = (DuplicateRequestException) BatonClient.problem(409, "application/problem+json",
+        DuplicateRequestException d = (DuplicateRequestException) Http.problem(409, "application/problem+json",
                 "{\"code\":\"DUPLICATE_REQUEST\",\"state\":\"DONE\",\"result\":{\"ok\":true}}", 0);
         assertTrue(d.result().get("ok").asBoolean());
-        BatchMismatchException b = (BatchMismatchException) BatonClient.problem(409, "application/problem+json",
+        BatchMismatchException b = (BatchMismatchException) Http.problem(409, "application/problem+json",
                 "{\"code\":\"BATCH_MISMATCH\",\"activeRequestIds\":[\"a\",\"b\"]}", 0);
         assertEquals(List.of("a", "b"), b.activeRequestIds());
     }
@@ -127,7 +127,8 @@ class ClientUnitTest {
     void gives_up_at_the_deadline_with_the_last_error() throws Exception {
         try (Stub s = new Stub(c -> Stub.Reply.problem(503, "BACKEND_UNAVAILABLE", null)); BatonClient c = client(s, fast(600))) {
             long t0 = System.nanoTime();
-            BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> c.lock("L"));
+            BatonException thrown = assertThrows(BatonException.class, () -> c.lock("L"));
+            BackendUnavailableException e = assertInstanceOf(BackendUnavailableException.class, thrown, thrown.toString());
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(ms < 1500, "bounded by the deadline: " + ms);
             assertTrue(s.calls.size() >= 2, "retried: " + s.calls.size());
@@ -161,8 +162,9 @@ class ClientUnitTest {
     @Test
     void a_timeout_is_retried() throws Exception {
         AtomicInteger n = new AtomicInteger();
-        try (Stub s = new Stub(c -> n.getAndIncrement() == 0 ? new Stub.Reply(200, "application/json", RELEASED, Map.of(), 1500)
-                : Stub.Reply.json(200, RELEASED)); BatonClient c = client(s, fast(5000))) {
+        try (Stub s = new Stub(c -> n.getAndIncrement() == 0 ? new Stub.Reply(200, "application/json", RELEASED, Map.of(), 3000)
+                : Stub.Reply.json(200, RELEASED));
+             BatonClient c = BatonClient.builder(s.url()).retryPolicy(fast(5000)).callTimeout(Duration.ofMillis(1000)).build()) {
             Released r = c.abort("L", "tok", "r1", false, null);
             assertEquals(0, r.pending());
             assertEquals(2, n.get());
@@ -225,7 +227,7 @@ class ClientUnitTest {
 
     @Test
     void parses_outcomes_ignoring_unknown_fields() {
-        Outcome n = BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Outcome n = Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":9007199254740991,\"leaseMs\":1000,"
                         + "\"expiresAt\":\"x\",\"request\":{\"requestId\":\"a\",\"attempt\":2},"
                         + "\"requests\":[{\"requestId\":\"a\",\"attempt\":2},{\"requestId\":\"b\",\"payload\":[1],\"attempt\":1}],\"extra\":1}"));
@@ -234,31 +236,35 @@ class ClientUnitTest {
         assertEquals(2, next.requests().size());
         assertNull(next.requests().get(0).payload());
         assertEquals(1, next.requests().get(1).payload().get(0).asInt());
-        Outcome v1 = BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Outcome v1 = Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":3,\"leaseMs\":1000,\"request\":{\"requestId\":\"a\",\"attempt\":1}}"));
         assertEquals(List.of("a"), ((Next) v1).requests().stream().map(WorkItem::requestId).toList());
-        Released r = assertInstanceOf(Released.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Released r = assertInstanceOf(Released.class, Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"RELEASED\",\"lcid\":\"L\",\"pending\":2,\"passedTo\":\"w\"}")));
         assertEquals(2, r.pending());
         assertEquals("w", r.passedTo());
-        assertThrows(UnexpectedResponseException.class, () -> BatonClient.parseOutcome(
-                new BatonClient.Resp(200, "application/json", "{\"status\":\"WEIRD\"}")));
+        assertThrows(UnexpectedResponseException.class, () -> Calls.parseOutcome(
+                new Http.Resp(200, "application/json", "{\"status\":\"WEIRD\"}")));
     }
 
     private static final String TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
     @Test
     void parses_trace_context_fields_and_null_when_absent() throws Exception {
-        Acquired a = assertInstanceOf(Acquired.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Acquired a = assertInstanceOf(Acquired.class, Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"ACQUIRED\",\"lcid\":\"L\",\"requestId\":\"r1\",\"token\":\"t\",\"fence\":1,\"leaseMs\":1000,"
                         + "\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"}")));
         assertEquals(TP, a.traceparent());
         assertEquals("vendor=x", a.tracestate());
-        Acquired plain = assertInstanceOf(Acquired.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json", ACQUIRED)));
+        Acquired plain = assertInstanceOf(Acquired.class, Calls.parseOutcome(new Http.Resp(200, "application/json", ACQUIRED)));
         assertNull(plain.traceparent());
         assertNull(plain.tracestate());
+        assertEquals(1, plain.attempt(), "no attempt (a service before protocol v1.2): 1");
+        Acquired redone = assertInstanceOf(Acquired.class, Calls.parseOutcome(new Http.Resp(200, "application/json",
+                "{\"status\":\"ACQUIRED\",\"lcid\":\"L\",\"requestId\":\"r1\",\"token\":\"t\",\"fence\":1,\"leaseMs\":1000,\"attempt\":3}")));
+        assertEquals(3, redone.attempt(), "ACQUIRED's attempt");
 
-        Next n = assertInstanceOf(Next.class, BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Next n = assertInstanceOf(Next.class, Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":2,\"leaseMs\":1000,"
                         + "\"request\":{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"},"
                         + "\"requests\":[{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\",\"tracestate\":\"vendor=x\"},"
@@ -268,7 +274,7 @@ class ClientUnitTest {
         assertEquals(TP, n.requests().get(0).traceparent());
         assertNull(n.requests().get(1).traceparent());
         assertNull(n.requests().get(1).tracestate());
-        Next v1 = (Next) BatonClient.parseOutcome(new BatonClient.Resp(200, "application/json",
+        Next v1 = (Next) Calls.parseOutcome(new Http.Resp(200, "application/json",
                 "{\"status\":\"NEXT\",\"lcid\":\"L\",\"token\":\"t\",\"fence\":3,\"leaseMs\":1000,"
                         + "\"request\":{\"requestId\":\"a\",\"attempt\":1,\"traceparent\":\"" + TP + "\"}}"));
         assertEquals(TP, v1.request().traceparent());
@@ -313,9 +319,9 @@ class ClientUnitTest {
             Stub.Call complete = calls.stream().filter(x -> x.path().endsWith("/complete")).findFirst().orElseThrow();
             assertNull(complete.headers().get("traceparent"), "only the submitting call carries it");
         }
-        assertNull(BatonClient.headerValue(""));
-        assertNull(BatonClient.headerValue("a\u00e9"));
-        assertEquals(TP, BatonClient.headerValue(" " + TP + " "));
+        assertNull(Http.headerValue(""));
+        assertNull(Http.headerValue("a\u00e9"));
+        assertEquals(TP, Http.headerValue(" " + TP + " "));
     }
 
     @Test
@@ -334,18 +340,33 @@ class ClientUnitTest {
         }); BatonClient c = client(s, RetryPolicy.DEFAULT)) {
             AtomicBoolean interrupted = new AtomicBoolean();
             long t0 = System.nanoTime();
-            LockLostException e = assertThrows(LockLostException.class, () -> c.run("L", w -> {
-                try {
-                    Thread.sleep(10_000);
-                } catch (InterruptedException ie) {
-                    interrupted.set(w.isCancelled());
-                    throw ie;
-                }
-                return null;
-            }, RunOptions.of("r1")));
+            RunFailedException failed;
+            try (LogCapture log = new LogCapture()) {
+                failed = assertThrows(RunFailedException.class, () -> c.run("L", w -> {
+                    try {
+                        Thread.sleep(10_000);
+                    } catch (InterruptedException ie) {
+                        interrupted.set(w.isCancelled());
+                        throw ie;
+                    }
+                    return null;
+                }, RunOptions.of("r1")));
+                // Told apart from a service's 409 in the log line too.
+                List<String> lost = log.warnings("lock lost on L");
+                assertEquals(1, lost.size(), "one line: " + log.all());
+                assertTrue(lost.get(0).contains("decided by this client"), lost.get(0));
+                assertFalse(lost.get(0).contains("409"), lost.get(0));
+            }
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            LockLostException e = assertInstanceOf(LockLostException.class, failed.getCause());
             assertTrue(interrupted.get(), "the handler thread was interrupted and saw isCancelled()");
-            assertTrue(e.clientSide());
+            assertTrue(e.byClient());
+            assertEquals(0, e.status(), "no HTTP status: the service did not answer");
+            assertEquals("LOCK_LOST", e.code());
+            assertTrue(e.getMessage().contains("decided by this client"), e.getMessage());
+            assertFalse(e.getMessage().startsWith("409"), e.getMessage());
+            assertEquals(List.of(), failed.report().handled());
+            assertEquals("r1", failed.report().requestId());
             assertTrue(ms >= 550 && ms < 2000, "lost at about the lease: " + ms);
             assertEquals(0, completes.get(), "never completes for a lost holder");
             assertEquals(0, s.count("/abort"), "a lost holder does not abort either");
@@ -358,9 +379,10 @@ class ClientUnitTest {
     void a_throwing_handler_aborts_with_requeue_and_its_message() throws Exception {
         try (Stub s = new Stub(c -> c.path().endsWith("/acquire") ? Stub.Reply.json(200, ACQUIRED) : Stub.Reply.json(200, RELEASED));
              BatonClient c = client(s, fast(1000))) {
-            HandlerFailedException e = assertThrows(HandlerFailedException.class, () -> c.run("L", w -> {
+            RunFailedException e = assertThrows(RunFailedException.class, () -> c.run("L", w -> {
                 throw new IllegalArgumentException("bad input");
             }, RunOptions.of("r1")));
+            assertInstanceOf(IllegalArgumentException.class, e.getCause(), "the handler's own error is the cause");
             assertEquals("bad input", e.getCause().getMessage());
             Stub.Call abort = s.calls.stream().filter(x -> x.path().endsWith("/abort")).findFirst().orElseThrow();
             assertEquals("{\"requestId\":\"r1\",\"token\":\"tok\",\"requeue\":true,\"reason\":\"bad input\"}", abort.body());
@@ -370,7 +392,7 @@ class ClientUnitTest {
 
     private static BatonClient tokenClient(Stub s, Path file, Duration refresh) {
         return BatonClient.builder(s.url()).tokenFile(file).tokenRefresh(refresh).retryPolicy(fast(1000))
-                .callTimeout(Duration.ofMillis(500)).build();
+                .callTimeout(Duration.ofMillis(2000)).build();
     }
 
     /** Replaces the file in one step, as the kubelet's symlink swap does. */
@@ -490,24 +512,24 @@ class ClientUnitTest {
             assertTrue(p.backoffMs(0, 1000) >= 1000);
         }
         assertEquals(0, RetryPolicy.NONE.backoffMs(5, 0));
-        assertEquals(1000, BatonClient.retryAfterMs("1"));
-        assertEquals(0, BatonClient.retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT"));
-        assertEquals(0, BatonClient.retryAfterMs(null));
+        assertEquals(1000, Http.retryAfterMs("1"));
+        assertEquals(0, Http.retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assertEquals(0, Http.retryAfterMs(null));
     }
 
     @Test
     void lock_order_dedupes_and_sorts_by_utf8_bytes() {
-        assertEquals(List.of("A", "B", "a", "b"), BatonClient.lockOrder(List.of("b", "B", "a", "A", "b")));
-        assertEquals(List.of("z", "\u00e9"), BatonClient.lockOrder(List.of("\u00e9", "z"))); // 0xC3 > 'z'
+        assertEquals(List.of("A", "B", "a", "b"), Waits.lockOrder(List.of("b", "B", "a", "A", "b")));
+        assertEquals(List.of("z", "\u00e9"), Waits.lockOrder(List.of("\u00e9", "z"))); // 0xC3 > 'z'
     }
 
     @Test
     void reasons_and_path_segments() {
-        assertEquals("boom", BatonClient.reasonOf(new RuntimeException("boom")));
-        assertEquals("java.lang.RuntimeException", BatonClient.reasonOf(new RuntimeException()));
+        assertEquals("boom", Calls.reasonOf(new RuntimeException("boom")));
+        assertEquals("java.lang.RuntimeException", Calls.reasonOf(new RuntimeException()));
         String surrogates = "a".repeat(1023) + "\ud83d\ude00";
-        assertEquals(1023, BatonClient.cutReason(surrogates).length());
-        assertEquals("order-7:a@b.c_d", BatonClient.seg("order-7:a@b.c_d"));
-        assertEquals("a%2Fb%20c", BatonClient.seg("a/b c"));
+        assertEquals(1023, Calls.cutReason(surrogates).length());
+        assertEquals("order-7:a@b.c_d", Calls.seg("order-7:a@b.c_d"));
+        assertEquals("a%2Fb%20c", Calls.seg("a/b c"));
     }
 }

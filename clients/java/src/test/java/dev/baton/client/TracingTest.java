@@ -77,7 +77,7 @@ class TracingTest {
     }
 
     private static BatonClient client(Stub s) {
-        return BatonClient.builder(s.url()).callTimeout(Duration.ofMillis(500))
+        return BatonClient.builder(s.url()).callTimeout(Duration.ofMillis(2000))
                 .retryPolicy(new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(2000))).build();
     }
 
@@ -168,7 +168,7 @@ class TracingTest {
         registerSdk();
         try (Stub s = new Stub(c -> c.path().endsWith("/acquire") ? Stub.Reply.json(200, acquired("r1", 3, null, null))
                 : Stub.Reply.json(200, RELEASED)); BatonClient c = client(s)) {
-            HandlerFailedException e = assertThrows(HandlerFailedException.class, () -> c.run("L", w -> {
+            RunFailedException e = assertThrows(RunFailedException.class, () -> c.run("L", w -> {
                 throw new IllegalStateException("bad input");
             }, RunOptions.of("r1")));
             assertEquals("bad input", e.getCause().getMessage());
