@@ -13,7 +13,7 @@ import {
   BackendUnavailableError, BatonClient, BatonClientOptions, DuplicateRequestError, HandlerError, InvalidRequestError,
   LockLostError, Submitted, TransportError, UnexpectedResponseError, WaitTimeoutError, parseOutcome,
 } from '@baton/client';
-import { Hit, Reply, Stub, ok, problem } from './stub.js';
+import { Hit, Reply, Stub, ok, problem, rejects } from './stub.js';
 
 const stubs: Stub[] = [];
 after(async () => {
@@ -33,15 +33,6 @@ function client(url: string, warnings: string[] = [], options: Partial<BatonClie
   return new BatonClient({ url, apiKey: KEY, logger: { warn: (m) => warnings.push(m) }, ...options });
 }
 
-async function rejects<E>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
-    return error as E;
-  }
-  assert.fail(`expected ${type.name}, but it resolved`);
-}
 
 /** Resolves once `predicate` holds (checked every 10 ms); fails the test after `ms`. */
 async function until(predicate: () => boolean, ms = 5000): Promise<void> {

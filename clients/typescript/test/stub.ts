@@ -2,6 +2,7 @@
  * A tiny local HTTP server for the unit tests: it answers from a script of replies, or a route
  * function. It is a stub of HTTP, never of Baton's logic: the conformance tests run the real service.
  */
+import assert from 'node:assert/strict';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -94,4 +95,15 @@ export class Stub {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** Awaits a promise that must reject with an error of this type, and returns that error. */
+export async function rejects<E>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
+    return error as E;
+  }
+  assert.fail(`expected ${type.name}, but it resolved`);
 }

@@ -22,7 +22,7 @@ import {
   InvalidRequestError, LockLostError, ProblemError, QueueFullError, TransportError, UnauthorizedError,
   UnexpectedResponseError, VERSION, Work, backoffDelay, byteOrder, parseOutcome, problemError,
 } from '@baton/client';
-import { Hit, Reply, Stub, ok, problem } from './stub.js';
+import { Hit, Reply, Stub, ok, problem, rejects } from './stub.js';
 
 const stubs: Stub[] = [];
 after(async () => {
@@ -37,16 +37,6 @@ async function stub(replies: Reply[], route?: (hit: Hit) => Reply): Promise<Stub
 
 function client(url: string, options: Partial<BatonClientOptions> = {}): BatonClient {
   return new BatonClient({ url, apiKey: 'k', logger: null, ...options });
-}
-
-async function rejects<E>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
-    return error as E;
-  }
-  assert.fail(`expected ${type.name}, but it resolved`);
 }
 
 const QUEUED = { status: 'QUEUED', lcid: 'L', requestId: 'r', position: 2, queueLength: 2 };
