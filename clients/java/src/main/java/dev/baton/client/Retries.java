@@ -59,9 +59,10 @@ final class Retries {
             } catch (BatonException e) {
                 e.attempts = attempt + 1;
                 if (last != null && timeoutMs < attemptTimeoutMs && e instanceof BatonTransportException t
-                        && t.timedOut()) {
+                        && (t.timedOut() || System.nanoTime() - deadline >= 0)) {
                     // An attempt cut short by the deadline says nothing new: the deadline is spent, and the last
-                    // real answer (a 503, say) is the error to raise.
+                    // real answer (a 503, say) is the error to raise. The cut shows as a timeout, or, when the
+                    // timer closes the connection while the answer is being read, as a closed connection.
                     last.attempts = attempt + 1;
                     throw last;
                 }
