@@ -16,6 +16,7 @@ import io.quarkus.security.identity.IdentityProviderManager;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.request.AuthenticationRequest;
 import io.quarkus.security.identity.request.TokenAuthenticationRequest;
+import io.quarkus.security.runtime.QuarkusPrincipal;
 import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.quarkus.smallrye.jwt.runtime.auth.JsonWebTokenCredential;
 import io.quarkus.vertx.http.runtime.security.ChallengeData;
@@ -44,9 +45,13 @@ public class BearerAuthMechanism implements HttpAuthenticationMechanism {
 
     private static final String BEARER = "Bearer ";
 
-    /** The caller with authentication off: {@link Callers} makes it the default tenant's admin. */
+    /**
+     * The caller with authentication off: {@link Callers} makes it the default tenant's admin. With a
+     * principal of no name, as Quarkus' own anonymous identity has: the HTTP access log (which dev
+     * mode turns on) reads the principal's name of every call.
+     */
     private static final Uni<SecurityIdentity> AUTH_OFF = Uni.createFrom()
-            .item(QuarkusSecurityIdentity.builder().setAnonymous(true).build());
+            .item(QuarkusSecurityIdentity.builder().setAnonymous(true).setPrincipal(new QuarkusPrincipal("")).build());
 
     private final boolean enabled;
     private final boolean apiKeys;
